@@ -1,0 +1,229 @@
+"""The variant registry: the 21 VRP variants of the paper as one table of data.
+
+Every other part of the project (sampler, gold scripts, checker, attackers, reports) asks this
+table which modules a variant enables, how capacity is meant, whether the variant is used for
+training, and which attackers apply. Nothing else hard-codes a variant's properties.
+
+Sources: the paper's "Structural module matrix" (modules, capacity semantics, train / held-out)
+and its "Enabled attackers" table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from vrpcoder.families import Family
+
+
+class Module(StrEnum):
+    """A constraint module added to the CVRP backbone."""
+
+    MD = "MD"
+    """Multiple depots; each vehicle starts and ends at its assigned depot."""
+    MC = "MC"
+    """Multiple non-mixing compartments, each with its own capacity."""
+    PD = "PD"
+    """Paired pickup and delivery: same vehicle, pickup first."""
+    OPEN = "Open"
+    """Routes may end at their last customer; no return leg is paid."""
+    HTW = "HTW"
+    """Hard time windows (waiting allowed, no late service)."""
+    STW = "STW"
+    """Soft time windows: late service is allowed and penalised in the objective."""
+    DIST = "Dist"
+    """Maximum travelled distance per route."""
+    BH = "BH"
+    """Linehaul customers before backhaul customers on every route."""
+    SPLIT = "Split"
+    """A customer's demand may be split across several vehicles."""
+    HF = "HF"
+    """Heterogeneous fleet: capacity, fixed cost and per-distance cost per vehicle."""
+
+
+class CapacityKind(StrEnum):
+    """Capacity semantics of the "Cap." column."""
+
+    NONE = "none"
+    """No effective capacity limit (TSP, PDPTW)."""
+    HOMOGENEOUS = "Q"
+    """One capacity Q for every vehicle."""
+    HETEROGENEOUS = "Q_k"
+    """A capacity per vehicle."""
+
+
+class Attacker(StrEnum):
+    """The attack operators of the paper's catalogue (one constraint family each)."""
+
+    REMOVE_CUSTOMER = "remove_customer"
+    SUBTOUR_CYCLE = "subtour_cycle"
+    BACKHAUL_ORDER = "backhaul_order"
+    PRECEDENCE = "precedence"
+    SPLIT_PD_PAIR = "split_pd_pair"
+    SD_REMOVE_CUSTOMER = "sd_remove_customer"
+    SD_ISOLATED_SUBTOUR = "sd_isolated_subtour"
+    CAPACITY_OVERLOAD = "capacity_overload"
+    HF_OVERLOAD = "hf_overload"
+    DISTANCE_OVERRUN = "distance_overrun"
+    COMPARTMENT_OVERLOAD = "compartment_overload"
+    QUARANTINE_OVERLOAD = "quarantine_overload"
+    PHANTOM_DELIVERY = "phantom_delivery"
+    TIME_WINDOW = "time_window"
+
+
+@dataclass(frozen=True, slots=True)
+class AttackerInfo:
+    """What an attacker targets and whether it tightens an instance parameter.
+
+    ``target`` is the family the independent checker finds violated by the attacker's probe.
+    ``exposes`` lists further gold-script families whose omission the probe is designed to reveal
+    although no route-level solution can violate them on its own (phantom delivery: a route plan
+    cannot express a delivery without a visit, yet a model that drops visit/delivery coupling
+    accepts the probe).
+    """
+
+    target: Family
+    parametric: bool
+    exposes: tuple[Family, ...] = ()
+
+    @property
+    def reveals(self) -> tuple[Family, ...]:
+        return (self.target, *self.exposes)
+
+
+ATTACKERS: dict[Attacker, AttackerInfo] = {
+    Attacker.REMOVE_CUSTOMER: AttackerInfo(Family.COVERAGE, parametric=False),
+    Attacker.SUBTOUR_CYCLE: AttackerInfo(Family.SUBTOUR, parametric=False),
+    Attacker.BACKHAUL_ORDER: AttackerInfo(Family.BACKHAUL, parametric=False),
+    Attacker.PRECEDENCE: AttackerInfo(Family.PRECEDENCE, parametric=False),
+    Attacker.SPLIT_PD_PAIR: AttackerInfo(Family.PAIRING, parametric=False),
+    Attacker.SD_REMOVE_CUSTOMER: AttackerInfo(Family.COVERAGE, parametric=False),
+    Attacker.SD_ISOLATED_SUBTOUR: AttackerInfo(Family.SUBTOUR, parametric=False),
+    Attacker.CAPACITY_OVERLOAD: AttackerInfo(Family.CAPACITY, parametric=True),
+    Attacker.HF_OVERLOAD: AttackerInfo(Family.CAPACITY, parametric=True),
+    Attacker.DISTANCE_OVERRUN: AttackerInfo(Family.DISTANCE, parametric=True),
+    Attacker.COMPARTMENT_OVERLOAD: AttackerInfo(Family.COMPARTMENT, parametric=True),
+    Attacker.QUARANTINE_OVERLOAD: AttackerInfo(Family.CAPACITY, parametric=True),
+    Attacker.PHANTOM_DELIVERY: AttackerInfo(
+        Family.CAPACITY, parametric=True, exposes=(Family.DELIVERY_COUPLING,)
+    ),
+    Attacker.TIME_WINDOW: AttackerInfo(Family.TIME_WINDOW, parametric=True),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """One row of the registry."""
+
+    name: str
+    modules: frozenset[Module]
+    capacity: CapacityKind
+    train: bool
+    attackers: tuple[Attacker, ...]
+
+    def has(self, module: Module) -> bool:
+        return module in self.modules
+
+    @property
+    def heterogeneous(self) -> bool:
+        return Module.HF in self.modules
+
+    @property
+    def is_tsp(self) -> bool:
+        return self.name == "TSP"
+
+    @property
+    def families(self) -> tuple[Family, ...]:
+        """Feasibility families the variant's gold script encodes, in a stable order."""
+        fams = [Family.COVERAGE, Family.ROUTE_STRUCTURE, Family.SUBTOUR]
+        if self.capacity is not CapacityKind.NONE:
+            fams.append(Family.CAPACITY)
+        optional = [
+            (Module.MC, Family.COMPARTMENT),
+            (Module.DIST, Family.DISTANCE),
+            (Module.HTW, Family.TIME_WINDOW),
+            (Module.PD, Family.PRECEDENCE),
+            (Module.PD, Family.PAIRING),
+            (Module.BH, Family.BACKHAUL),
+            (Module.SPLIT, Family.DELIVERY_COUPLING),
+        ]
+        fams.extend(fam for module, fam in optional if module in self.modules)
+        return tuple(fams)
+
+    @property
+    def attacked_families(self) -> frozenset[Family]:
+        return frozenset(f for a in self.attackers for f in ATTACKERS[a].reveals)
+
+
+_A = Attacker
+_BASE = (_A.REMOVE_CUSTOMER, _A.SUBTOUR_CYCLE)
+_PD = (*_BASE, _A.PRECEDENCE, _A.SPLIT_PD_PAIR)
+
+
+def _row(
+    name: str,
+    modules: str,
+    capacity: CapacityKind,
+    attackers: tuple[Attacker, ...],
+    *,
+    train: bool = True,
+) -> Variant:
+    mods = frozenset(Module(m) for m in modules.split()) if modules else frozenset()
+    return Variant(name, mods, capacity, train, attackers)
+
+
+_Q, _QK, _NO = CapacityKind.HOMOGENEOUS, CapacityKind.HETEROGENEOUS, CapacityKind.NONE
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        _row("TSP", "", _NO, _BASE),
+        _row("CVRP", "", _Q, (*_BASE, _A.CAPACITY_OVERLOAD)),
+        _row("MDVRP", "MD", _Q, (*_BASE, _A.CAPACITY_OVERLOAD)),
+        _row("MCVRP", "MC", _Q, (*_BASE, _A.CAPACITY_OVERLOAD, _A.COMPARTMENT_OVERLOAD)),
+        _row("PDP", "PD", _Q, (*_PD, _A.CAPACITY_OVERLOAD)),
+        _row("OVRP", "Open", _Q, (*_BASE, _A.CAPACITY_OVERLOAD)),
+        _row("DCVRP", "Dist", _Q, (*_BASE, _A.CAPACITY_OVERLOAD, _A.DISTANCE_OVERRUN)),
+        _row("VRPB", "BH", _Q, (*_BASE, _A.BACKHAUL_ORDER, _A.CAPACITY_OVERLOAD)),
+        _row(
+            "SDVRP",
+            "Split",
+            _Q,
+            (_A.SD_REMOVE_CUSTOMER, _A.SD_ISOLATED_SUBTOUR, _A.QUARANTINE_OVERLOAD, _A.PHANTOM_DELIVERY),
+        ),
+        _row("VRPHTW", "HTW", _Q, (*_BASE, _A.CAPACITY_OVERLOAD, _A.TIME_WINDOW)),
+        _row("VRPSTW", "STW", _Q, (*_BASE, _A.CAPACITY_OVERLOAD)),
+        _row("HFVRP", "HF", _QK, (*_BASE, _A.CAPACITY_OVERLOAD, _A.HF_OVERLOAD)),
+        _row("HFMDVRP", "MD HF", _QK, (*_BASE, _A.CAPACITY_OVERLOAD)),
+        _row("HFMCVRP", "MC HF", _QK, (*_BASE, _A.CAPACITY_OVERLOAD, _A.COMPARTMENT_OVERLOAD)),
+        _row("HFVRPHTW", "HTW HF", _QK, (*_BASE, _A.CAPACITY_OVERLOAD, _A.HF_OVERLOAD, _A.TIME_WINDOW)),
+        _row("MDVRPSTW", "MD STW", _Q, (*_BASE, _A.CAPACITY_OVERLOAD)),
+        _row("PDPSTW", "PD STW", _Q, (*_PD, _A.CAPACITY_OVERLOAD)),
+        _row("PDPTW", "PD HTW", _NO, (*_BASE, _A.PRECEDENCE, _A.TIME_WINDOW)),
+        _row("OVRPHTW", "Open HTW", _Q, (*_BASE, _A.CAPACITY_OVERLOAD, _A.TIME_WINDOW), train=False),
+        _row("MCVRPSTW", "MC STW", _Q, (*_BASE, _A.CAPACITY_OVERLOAD, _A.COMPARTMENT_OVERLOAD), train=False),
+        _row(
+            "DCVRPHTW",
+            "HTW Dist",
+            _Q,
+            (*_BASE, _A.CAPACITY_OVERLOAD, _A.DISTANCE_OVERRUN, _A.TIME_WINDOW),
+            train=False,
+        ),
+    )
+}
+
+
+def get_variant(name: str) -> Variant:
+    """Look a variant up by name (case-insensitive); a clear error names the valid choices."""
+    for key, variant in VARIANTS.items():
+        if key.lower() == name.lower():
+            return variant
+    raise ValueError(f"unknown variant {name!r}; choose one of: {', '.join(VARIANTS)}")
+
+
+def train_variants() -> tuple[Variant, ...]:
+    return tuple(v for v in VARIANTS.values() if v.train)
+
+
+def held_out_variants() -> tuple[Variant, ...]:
+    return tuple(v for v in VARIANTS.values() if not v.train)
