@@ -1,1 +1,2 @@
-"""placeholder"""
+"""Evaluation service: Pass@1 and constraint-level metrics on the four benchmarks. Built on
+`vrpcoder` (shared)."""

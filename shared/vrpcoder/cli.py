@@ -1,0 +1,281 @@
+"""The `vrpcoder` command line.
+
+Domain commands live here; each service contributes its own sub-command group through the
+``vrpcoder.cli`` entry-point group (a Typer app per service), so the shared library never imports
+a service. Commands print human tables by default and one JSON document with ``--json``; bad input
+ends with a one-line message and exit status 2, a run that produced no answer with status 1.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from vrpcoder.variants import ATTACKERS, VARIANTS
+
+app = typer.Typer(
+    name="vrpcoder",
+    help="VRPCoder: sample VRP instances, render and solve gold gurobipy scripts, and check solutions independently.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+instance_app = typer.Typer(help="Sample synthetic instances or import real library files.", no_args_is_help=True)
+gold_app = typer.Typer(help="Render and solve the gold gurobipy script of an instance.", no_args_is_help=True)
+app.add_typer(instance_app, name="instance")
+app.add_typer(gold_app, name="gold")
+
+console = Console()
+err_console = Console(stderr=True)
+
+OutputOpt = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Write to this file instead of standard output.")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document instead of a table.")]
+TimeLimitOpt = Annotated[
+    float, typer.Option("--time-limit", min=0.1, help="Gurobi time limit per solve, in seconds.")
+]
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+@app.command()
+def variants(as_json: JsonOpt = False) -> None:
+    """List the 21 variants: modules, capacity semantics, train / held-out, enabled attackers."""
+    rows = [
+        {
+            "name": v.name,
+            "modules": sorted(m.value for m in v.modules),
+            "capacity": v.capacity.value,
+            "train": v.train,
+            "families": [f.value for f in v.families],
+            "attackers": [a.value for a in v.attackers],
+            "attacked_families": sorted({ATTACKERS[a].target.value for a in v.attackers}),
+        }
+        for v in VARIANTS.values()
+    ]
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table(title="VRP variants (CVRP backbone + modules)")
+    for col in ("variant", "modules", "cap.", "split", "attackers"):
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(
+            row["name"],
+            " ".join(row["modules"]) or "-",
+            row["capacity"],
+            "train" if row["train"] else "held-out",
+            ", ".join(row["attackers"]),
+        )
+    console.print(table)
+
+
+@instance_app.command("sample")
+def instance_sample(
+    variant: Annotated[str, typer.Option("--variant", "-v", help="Variant name, e.g. CVRP (see `vrpcoder variants`).")],
+    profile: Annotated[int, typer.Option("--profile", "-p", help="Profile number 1..15.")],
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Random seed; same inputs give the same file.")],
+    output: OutputOpt = None,
+) -> None:
+    """Sample one instance of VARIANT under PROFILE deterministically and write it as JSON."""
+    from vrpcoder.io import write_text
+    from vrpcoder.sampling import sample_instance
+
+    try:
+        instance = sample_instance(variant, profile, seed)
+    except ValueError as exc:
+        fail(str(exc))
+    write_text(instance.model_dump_json(indent=2), output)
+
+
+@instance_app.command("import")
+def instance_import(
+    file: Annotated[Path, typer.Argument(help="TSPLIB, CVRPLIB, Solomon, Cordeau, SDVRPLIB or VRPB file.")],
+    output: OutputOpt = None,
+    customers: Annotated[
+        int | None, typer.Option("--customers", "-k", min=1, help="Keep the depot(s) and the first K customers.")
+    ] = None,
+    variant: Annotated[str | None, typer.Option("--variant", help="Override the inferred variant.")] = None,
+    vehicles: Annotated[int | None, typer.Option("--vehicles", min=1, help="Override the fleet size.")] = None,
+) -> None:
+    """Import a real library instance, recording the file's own distance convention."""
+    from vrpcoder.importers import import_instance
+    from vrpcoder.io import write_text
+
+    if not file.is_file():
+        fail(f"{file}: no such file")
+    try:
+        instance = import_instance(file, customers=customers, variant=variant, vehicles=vehicles)
+    except ValueError as exc:
+        fail(str(exc))
+    write_text(instance.model_dump_json(indent=2), output)
+
+
+@gold_app.command("render")
+def gold_render(
+    instance_file: Annotated[Path, typer.Argument(help="Instance JSON (or a sample file that embeds one).")],
+    output: OutputOpt = None,
+    time_limit: TimeLimitOpt = 60.0,
+    threads: Annotated[int, typer.Option(min=1, help="Gurobi threads per solve.")] = 1,
+) -> None:
+    """Write the standalone gold gurobipy script of an instance."""
+    from vrpcoder.gold import render_gold
+    from vrpcoder.io import read_instance, write_text
+
+    try:
+        instance = read_instance(instance_file)
+    except ValueError as exc:
+        fail(str(exc))
+    write_text(render_gold(instance, time_limit=time_limit, threads=threads), output)
+
+
+@gold_app.command("solve")
+def gold_solve(
+    instance_file: Annotated[Path, typer.Argument(help="Instance JSON (or a sample file that embeds one).")],
+    as_json: JsonOpt = False,
+    time_limit: TimeLimitOpt = 60.0,
+    threads: Annotated[int, typer.Option(min=1, help="Gurobi threads per solve.")] = 1,
+) -> None:
+    """Solve the gold script, then price and check its routes with the independent checker."""
+    from vrpcoder.audit import audit_gold
+    from vrpcoder.io import read_instance
+
+    try:
+        instance = read_instance(instance_file)
+    except ValueError as exc:
+        fail(str(exc))
+    audit = audit_gold(instance, time_limit=time_limit, threads=threads)
+    if as_json:
+        print(audit.model_dump_json(indent=2))
+    else:
+        _print_audit(audit)
+    if audit.status == "size_limited_licence":
+        err_console.print(
+            "[yellow]The model exceeds the size-limited Gurobi licence (2000 variables / constraints); "
+            "use fewer customers or a full licence.[/]"
+        )
+    if not audit.routes:
+        raise typer.Exit(1)
+
+
+def _print_audit(audit: object) -> None:
+    from vrpcoder.audit import AuditedSolve
+
+    assert isinstance(audit, AuditedSolve)
+    console.print(
+        f"[bold]{audit.instance}[/] ({audit.variant}): status [bold]{audit.status}[/], "
+        f"objective {audit.objective}, checker cost {audit.checker_cost}, "
+        f"violations {[f.value for f in audit.violations] or 'none'}, {audit.runtime:.2f} s"
+    )
+    for route in audit.routes:
+        path = " -> ".join(str(n) for n in (route.depot, *route.visits, route.depot))
+        console.print(f"  vehicle {route.vehicle}: {path}")
+    if audit.detail:
+        console.print(f"  detail: {audit.detail}")
+
+
+@app.command("check")
+def check_solution(
+    instance_file: Annotated[Path, typer.Argument(help="Instance JSON.")],
+    solution_file: Annotated[Path, typer.Argument(help="Solution JSON (routes per vehicle).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Price a solution and list the constraint families it violates (no solver involved)."""
+    from vrpcoder.checker import check
+    from vrpcoder.io import read_instance, read_record
+    from vrpcoder.solutions import Solution
+
+    try:
+        instance = read_instance(instance_file)
+        solution = read_record(solution_file, Solution)
+    except ValueError as exc:
+        fail(str(exc))
+    report = check(instance, solution)
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "cost": report.cost,
+                    "feasible": report.feasible,
+                    "violations": [
+                        {"family": v.family.value, "detail": v.detail, "vehicle": v.vehicle}
+                        for v in report.violations
+                    ],
+                },
+                indent=2,
+            )
+        )
+    else:
+        console.print(f"cost {report.cost:.6f}; {'feasible' if report.feasible else 'INFEASIBLE'}")
+        for v in report.violations:
+            console.print(f"  [red]{v.family.value}[/]: {v.detail}")
+    if not report.feasible:
+        raise typer.Exit(1)
+
+
+@app.command()
+def demo(
+    seed: Annotated[int, typer.Option(min=0, help="Seed for every sampled instance.")] = 0,
+    time_limit: TimeLimitOpt = 60.0,
+    as_json: JsonOpt = False,
+) -> None:
+    """Sample one instance per variant, solve its gold script, check it independently, print a table."""
+    from vrpcoder.demo import run_demo
+
+    rows = run_demo(seed=seed, time_limit=time_limit, progress=not as_json)
+    if as_json:
+        print(json.dumps([r.model_dump(mode="json") for r in rows], indent=2))
+    else:
+        _print_demo(rows)
+    if not all(r.audit.trusted for r in rows):
+        raise typer.Exit(1)
+
+
+def _print_demo(rows: list) -> None:  # type: ignore[type-arg]
+    table = Table(title="Gold scripts vs the independent checker, one sampled instance per variant")
+    for col in ("variant", "split", "profile", "n", "K", "status", "gold objective", "checker cost", "violations", "s"):
+        table.add_column(col, justify="right" if col in {"n", "K", "s", "profile"} else "left")
+    for r in rows:
+        a = r.audit
+        ok = a.trusted
+        table.add_row(
+            r.variant,
+            "train" if r.train else "held-out",
+            str(r.profile),
+            str(r.customers),
+            str(r.vehicles),
+            a.status,
+            "-" if a.objective is None else f"{a.objective:.4f}",
+            "-" if a.checker_cost is None else f"{a.checker_cost:.4f}",
+            ("none" if not a.violations else ",".join(v.value for v in a.violations)) + ("" if ok else " ✗"),
+            f"{a.runtime:.2f}",
+        )
+    console.print(table)
+    trusted = sum(r.audit.trusted for r in rows)
+    console.print(f"{trusted}/{len(rows)} variants: optimal, feasible by the checker, same cost.")
+
+
+def _register_service_commands() -> None:
+    """Attach each installed service's Typer app (entry-point group ``vrpcoder.cli``)."""
+    for ep in entry_points(group="vrpcoder.cli"):
+        try:
+            sub = ep.load()
+        except Exception as exc:  # a broken service must not take the whole CLI down
+            err_console.print(f"[yellow]warning: service commands {ep.name!r} unavailable: {exc}[/]")
+            continue
+        app.add_typer(sub, name=ep.name)
+
+
+def main() -> None:
+    _register_service_commands()
+    app()
