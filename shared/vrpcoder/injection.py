@@ -1,0 +1,628 @@
+"""The INJ operator: write a probe's routes into a candidate's own model and ask if it is feasible.
+
+A probe is a route plan with a known verdict (``s+`` must be accepted, every ``s-`` rejected).
+INJ turns the candidate's model into a feasibility query (constant objective), adds equality
+constraints on the candidate's routing variable ``x`` that pin the probe's customer-to-customer
+arcs, solves, and maps the solver status to a verdict. Depot arcs are left free (depot-structure
+errors are DIFF's job), except where a probe would otherwise be repaired through a depot:
+intentionally unvisited customers, and split delivery, where a customer's demand could be moved
+onto another vehicle entering it from the depot.
+
+The operator works *in place* on the model the candidate built: candidates that add subtour cuts
+from a callback close over their own model object, so a copy would be judged without those cuts.
+Everything INJ adds or changes is undone before it returns.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cached_property
+from itertools import pairwise
+
+import gurobipy as gp
+from gurobipy import GRB
+from pydantic import BaseModel, ConfigDict
+
+from vrpcoder.candidate import SIZE_LIMIT_ERRNO, BuiltCandidate, Callback, apply_caps, status_name
+from vrpcoder.errors import ErrorKind, VerificationError, VerificationFailure
+from vrpcoder.instances import Instance
+from vrpcoder.probes import Encoding, Probe, choose_encoding
+from vrpcoder.solutions import Solution
+from vrpcoder.variants import Module
+
+INJ_PREFIX = "__inj_"
+"""Name prefix of every constraint INJ adds, so that they can be found and removed again."""
+
+Arc = tuple[int, int]
+
+# ---- the candidate's routing variable ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoutingVariable:
+    """The candidate's arc variable ``x``, keyed by the candidate's own integer indices.
+
+    ``x`` may be sparse (built over a pre-filtered arc list): an arc without a variable is
+    treated as fixed at 0, so a probe that needs it is infeasible under the candidate's model,
+    which is the right verdict because that model forbids the arc.
+    """
+
+    name: str
+    dims: int
+    """2 for ``x[i,j]``, 3 for ``x[i,j,k]``."""
+    arcs: Mapping[tuple[int, ...], gp.Var]
+    vehicles: tuple[int, ...]
+    """The third index set (empty for a 2-index variable)."""
+
+    @cached_property
+    def _by_arc(self) -> dict[Arc, list[gp.Var]]:
+        grouped: dict[Arc, list[gp.Var]] = {}
+        for key, var in self.arcs.items():
+            grouped.setdefault((key[0], key[1]), []).append(var)
+        return grouped
+
+    def arc_vars(self, i: int, j: int) -> list[gp.Var]:
+        """Every variable of arc (i, j), one per vehicle for a 3-index ``x``."""
+        return self._by_arc.get((i, j), [])
+
+    def var(self, i: int, j: int, k: int) -> gp.Var | None:
+        """The variable of arc (i, j) on vehicle k (3-index only); None when it does not exist."""
+        return self.arcs.get((i, j, k))
+
+
+def _describe(values: Iterable[int]) -> str:
+    ordered = sorted(set(values))
+    if not ordered:
+        return "nothing"
+    if ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"{ordered[0]}..{ordered[-1]}"
+    shown = ", ".join(map(str, ordered[:12]))
+    return "{" + shown + (", ..." if len(ordered) > 12 else "") + "}"
+
+
+def _parse_index(inner: str) -> tuple[str, ...]:
+    """Index tokens of a Gurobi name body; ``(0, 1),2`` (tuple keys) flattens to three tokens."""
+    return tuple(token.strip() for token in re.sub(r"[()]", "", inner).split(","))
+
+
+def find_routing_variable(model: gp.Model, num_nodes: int, *, name: str = "x") -> RoutingVariable:
+    """Locate ``name[...]`` among the model's variables and check it is arc-first over 0..N-1.
+
+    The checks name the typical mistakes of generated code (vehicle-first indices, business ids
+    or one-based ids used as indices, a node set of the wrong size), because a routing variable
+    that cannot be matched reliably makes any INJ verdict meaningless.
+    """
+    if num_nodes < 1:
+        raise ValueError(f"num_nodes must be positive, got {num_nodes}")
+    model.update()
+    all_vars = model.getVars()
+    names: list[str] = model.getAttr("VarName", all_vars) if all_vars else []
+    pattern = re.compile(rf"^{re.escape(name)}\[(.*)\]$")
+    raw: list[tuple[tuple[str, ...], gp.Var]] = []
+    for var_name, var in zip(names, all_vars, strict=True):
+        match = pattern.match(var_name)
+        if match:
+            raw.append((_parse_index(match.group(1)), var))
+    if not raw:
+        others = sorted({re.split(r"[\[_(]", n, maxsplit=1)[0] for n in names})[:8]
+        raise VerificationFailure(
+            ErrorKind.NO_ROUTING_VARIABLE,
+            f"no variable named {name}[...] in the model "
+            f"(variable groups found: {', '.join(others) or 'none'})",
+        )
+    arities = {len(key) for key, _ in raw}
+    if len(arities) != 1 or not arities <= {2, 3}:
+        raise VerificationFailure(
+            ErrorKind.INDEX_MISMATCH,
+            f"{name} must be indexed x[i,j] or x[i,j,k]; found index lengths {sorted(arities)}",
+        )
+    arcs = _integer_keys(raw, name)
+    dims = arities.pop()
+    _check_node_sets(arcs, dims, num_nodes, name)
+    vehicles = tuple(sorted({key[2] for key in arcs})) if dims == 3 else ()
+    return RoutingVariable(name=name, dims=dims, arcs=arcs, vehicles=vehicles)
+
+
+def _integer_keys(raw: Sequence[tuple[tuple[str, ...], gp.Var]], name: str) -> dict[tuple[int, ...], gp.Var]:
+    arcs: dict[tuple[int, ...], gp.Var] = {}
+    for tokens, var in raw:
+        try:
+            arcs[tuple(int(t) for t in tokens)] = var
+        except ValueError:
+            raise VerificationFailure(
+                ErrorKind.INDEX_MISMATCH,
+                f"{name} is indexed by non-integer keys such as {name}[{','.join(tokens)}]; "
+                "routing variables must use internal integer positions 0..N-1 (map ids with id2idx)",
+            ) from None
+    return arcs
+
+
+def _check_node_sets(arcs: Mapping[tuple[int, ...], gp.Var], dims: int, num_nodes: int, name: str) -> None:
+    """Origins and destinations must lie in 0..N-1 and one of them must cover it all.
+
+    Requiring only one full side keeps sparse variables legal (an open-route model may have no
+    arc into the depot) while one-based ids, a missing depot or a too small node set still fail.
+    """
+    nodes = set(range(num_nodes))
+    firsts = {key[0] for key in arcs}
+    seconds = {key[1] for key in arcs}
+    if dims == 3:
+        thirds = {key[2] for key in arcs}
+        if seconds == nodes and thirds == nodes and firsts != nodes:
+            raise VerificationFailure(
+                ErrorKind.INDEX_MISMATCH,
+                f"{name} looks vehicle-first ({name}[k,i,j]): its second and third indices span the "
+                f"nodes 0..{num_nodes - 1} but its first spans {_describe(firsts)}; "
+                f"index arc-first as {name}[i,j,k]",
+            )
+    if firsts <= nodes and seconds <= nodes and nodes in (firsts, seconds):
+        return
+    raise VerificationFailure(
+        ErrorKind.INDEX_MISMATCH,
+        f"{name}'s node indices span {_describe(firsts | seconds)} but the instance has nodes "
+        f"0..{num_nodes - 1} (depots first, then customers)",
+    )
+
+
+# ---- node numbering ---------------------------------------------------------------------------
+
+
+def _label(value: object) -> str:
+    return str(value).strip()
+
+
+@dataclass(frozen=True)
+class NodeMap:
+    """Translates the probe's internal node numbers into the candidate's ``x`` positions."""
+
+    index: tuple[int, ...]
+    """``index[p]`` is the candidate's position of internal node ``p``."""
+
+    def __post_init__(self) -> None:
+        if sorted(self.index) != list(range(len(self.index))):
+            raise ValueError(
+                f"a node map must be a permutation of 0..{len(self.index) - 1}, got {self.index}"
+            )
+
+    @classmethod
+    def identity(cls, num_nodes: int) -> NodeMap:
+        return cls(tuple(range(num_nodes)))
+
+    def __call__(self, node: int) -> int:
+        return self.index[node]
+
+    @classmethod
+    def from_candidate(
+        cls, namespace: Mapping[str, object], node_id_map: Mapping[str, str] | None, num_nodes: int
+    ) -> NodeMap:
+        """Compose the statement's renumbering with the candidate's own id-to-position table.
+
+        ``node_id_map`` maps internal node numbers (as strings) to the ids the rewritten
+        statement used; the candidate turns those ids into positions with ``id2idx`` (or
+        ``idx2id`` / ``node_ids``). Without a renumbering the statement's ids are the internal
+        numbers themselves. Anything that does not give a one-to-one map onto 0..N-1 is an
+        ``index_mismatch``: a verdict on wrongly translated arcs would be noise.
+        """
+        labels = _statement_labels(node_id_map, num_nodes)
+        table = _candidate_table(namespace)
+        if table is None:
+            if all(label == str(p) for p, label in enumerate(labels)):
+                return cls.identity(num_nodes)
+            direct = _as_positions(labels, num_nodes)
+            if direct is not None:
+                return cls(direct)
+            raise VerificationFailure(
+                ErrorKind.INDEX_MISMATCH,
+                "the statement renumbered its nodes but the script defines no node_ids / id2idx "
+                "to translate them into positions",
+            )
+        missing = [label for label in labels if label not in table]
+        if missing:
+            raise VerificationFailure(
+                ErrorKind.INDEX_MISMATCH,
+                f"node ids {missing[:8]} of the statement are not in the script's id2idx / node_ids",
+            )
+        index = tuple(table[label] for label in labels)
+        if sorted(index) != list(range(num_nodes)):
+            raise VerificationFailure(
+                ErrorKind.INDEX_MISMATCH,
+                f"the script's id2idx does not map the {num_nodes} nodes one-to-one onto 0..{num_nodes - 1}",
+            )
+        return cls(index)
+
+
+def _statement_labels(node_id_map: Mapping[str, str] | None, num_nodes: int) -> list[str]:
+    if node_id_map is None:
+        return [str(p) for p in range(num_nodes)]
+    by_source = {_label(k): _label(v) for k, v in node_id_map.items()}
+    missing = [p for p in range(num_nodes) if str(p) not in by_source]
+    if missing:
+        raise VerificationFailure(
+            ErrorKind.INDEX_MISMATCH, f"node_id_map has no entry for internal nodes {missing}"
+        )
+    labels = [by_source[str(p)] for p in range(num_nodes)]
+    if len(set(labels)) != num_nodes:
+        raise VerificationFailure(ErrorKind.INDEX_MISMATCH, "node_id_map gives two nodes the same id")
+    return labels
+
+
+def _as_positions(labels: Sequence[str], num_nodes: int) -> tuple[int, ...] | None:
+    """The statement's ids used directly as positions, when they happen to be 0..N-1."""
+    try:
+        positions = tuple(int(label) for label in labels)
+    except ValueError:
+        return None
+    return positions if sorted(positions) == list(range(num_nodes)) else None
+
+
+def _position(value: object, what: str) -> int:
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise VerificationFailure(ErrorKind.INDEX_MISMATCH, f"{what} holds a non-integer position {value!r}")
+    return int(value)
+
+
+def _candidate_table(namespace: Mapping[str, object]) -> dict[str, int] | None:
+    """The script's id -> position table, from the first of id2idx, idx2id, node_ids it defines."""
+    id2idx = namespace.get("id2idx")
+    if isinstance(id2idx, Mapping):
+        return {_label(k): _position(v, "id2idx") for k, v in id2idx.items()}
+    idx2id = namespace.get("idx2id")
+    if isinstance(idx2id, Mapping):
+        return {_label(v): _position(k, "idx2id") for k, v in idx2id.items()}
+    node_ids = namespace.get("node_ids")
+    if isinstance(node_ids, Sequence) and not isinstance(node_ids, str):
+        table = {_label(b): i for i, b in enumerate(node_ids)}
+        if len(table) != len(node_ids):
+            raise VerificationFailure(ErrorKind.INDEX_MISMATCH, "node_ids contains the same id twice")
+        return table
+    return None
+
+
+# ---- the probe's arc pattern (internal node numbers) -----------------------------------------
+
+
+def _check_probe_nodes(instance: Instance, solution: Solution) -> None:
+    customers = instance.customer_nodes
+    for node in solution.visited:
+        if node not in customers:
+            raise ValueError(f"probe visits node {node}, which is not a customer of {instance.name!r}")
+    for route in solution.routes:
+        if not 0 <= route.depot < instance.num_depots:
+            raise ValueError(f"probe route starts at node {route.depot}, which is not a depot")
+
+
+def _customer_arcs(instance: Instance, arcs: Iterable[Arc]) -> list[Arc]:
+    first = instance.num_depots
+    return [(u, v) for u, v in arcs if u >= first and v >= first]
+
+
+def used_arcs(instance: Instance, solution: Solution) -> Counter[Arc]:
+    """E+(s): customer-customer arcs of the probe's routes and cycles, with multiplicity."""
+    arcs = [a for r in solution.routes for a in _customer_arcs(instance, r.arcs)]
+    arcs += [a for c in solution.cycles for a in _customer_arcs(instance, c.arcs)]
+    return Counter(arcs)
+
+
+def unused_arcs(instance: Instance, used: Mapping[Arc, int]) -> list[Arc]:
+    """E-(s): every other ordered pair of distinct customers."""
+    customers = instance.customer_nodes
+    return [(u, v) for u in customers for v in customers if u != v and (u, v) not in used]
+
+
+def vehicle_arcs(instance: Instance, solution: Solution) -> Counter[tuple[int, int, int | None]]:
+    """E+(s) with the vehicle that drives each arc (None for a cycle attributed to no vehicle)."""
+    arcs: list[tuple[int, int, int | None]] = [
+        (u, v, r.vehicle) for r in solution.routes for u, v in _customer_arcs(instance, r.arcs)
+    ]
+    arcs += [(u, v, c.vehicle) for c in solution.cycles for u, v in _customer_arcs(instance, c.arcs)]
+    return Counter(arcs)
+
+
+def consecutive_arc_pairs(instance: Instance, solution: Solution) -> list[tuple[Arc, Arc]]:
+    """Adjacent customer-customer arcs of one route or cycle (cycles wrap around)."""
+    pairs: list[tuple[Arc, Arc]] = []
+    for route in solution.routes:
+        pairs += pairwise(_customer_arcs(instance, route.arcs))
+    for cycle in solution.cycles:
+        arcs = cycle.arcs
+        pairs += [(arcs[i], arcs[(i + 1) % len(arcs)]) for i in range(len(arcs))]
+    return list(dict.fromkeys(pairs))
+
+
+def unvisited_customers(instance: Instance, solution: Solution) -> list[int]:
+    visited = set(solution.visited)
+    return [c for c in instance.customer_nodes if c not in visited]
+
+
+def depot_entries(solution: Solution) -> Counter[Arc]:
+    """How often the probe enters each customer straight from a depot (first visit of a route)."""
+    return Counter((r.depot, r.visits[0]) for r in solution.routes if r.visits)
+
+
+# ---- encoding ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ArcFix:
+    """One probe rule in internal numbering: the arc's x summed over ``vehicle`` equals ``rhs``.
+
+    ``vehicle`` None sums over every vehicle (the 2D projection); an int pins a single vehicle.
+    """
+
+    tag: str
+    u: int
+    v: int
+    rhs: int
+    vehicle: int | None = None
+
+    @property
+    def name(self) -> str:
+        where = f"{self.u},{self.v}" if self.vehicle is None else f"{self.u},{self.v},{self.vehicle}"
+        return f"{INJ_PREFIX}{self.tag}[{where}]"
+
+
+def probe_fixes(instance: Instance, solution: Solution, *, pin_vehicles: bool) -> list[ArcFix]:
+    """The equality rules of an encoding, before they meet any model (paper eqs. 2D and 3D).
+
+    Required arcs carry their multiplicity as right-hand side (1 except when split delivery
+    lets two vehicles drive the same arc). Customer self-loops are always blocked, and an
+    unvisited customer cannot be entered from a depot either (arcs from customers into it are
+    already in E-(s)). Under split delivery the depot may enter a visited customer exactly as
+    often as the probe does, so demand cannot be moved onto an extra vehicle.
+    """
+    used = used_arcs(instance, solution)
+    fixes: list[ArcFix] = []
+    if pin_vehicles:
+        fixes += [ArcFix("pos", u, v, n, k) for (u, v, k), n in vehicle_arcs(instance, solution).items()]
+    else:
+        fixes += [ArcFix("pos", u, v, n) for (u, v), n in used.items()]
+    fixes += [ArcFix("neg", u, v, 0) for u, v in unused_arcs(instance, used)]
+    fixes += [ArcFix("loop", c, c, 0) for c in instance.customer_nodes]
+    depots = range(instance.num_depots)
+    fixes += [ArcFix("unvisited", d, c, 0) for c in unvisited_customers(instance, solution) for d in depots]
+    if instance.has(Module.SPLIT):
+        entries = depot_entries(solution)
+        visited = sorted(set(solution.visited))
+        fixes += [ArcFix("split_entry", d, c, entries[(d, c)]) for c in visited for d in depots]
+    return fixes
+
+
+def _add_fix(model: gp.Model, xvar: RoutingVariable, fix: ArcFix, m: NodeMap) -> gp.Constr | None:
+    """Write one rule on the candidate's variables; a missing variable counts as fixed at 0, so
+    an empty sum is only written when it makes the query infeasible."""
+    if fix.vehicle is None:
+        variables = xvar.arc_vars(m(fix.u), m(fix.v))
+    else:
+        if fix.vehicle not in xvar.vehicles:
+            raise VerificationFailure(
+                ErrorKind.INDEX_MISMATCH,
+                f"probe vehicle {fix.vehicle} is not among x's vehicle indices {_describe(xvar.vehicles)}",
+            )
+        var = xvar.var(m(fix.u), m(fix.v), fix.vehicle)
+        variables = [] if var is None else [var]
+    if not variables and fix.rhs == 0:
+        return None
+    expr = gp.quicksum(variables) if variables else gp.LinExpr()
+    return model.addConstr(expr == fix.rhs, name=fix.name)
+
+
+def encode_probe(
+    model: gp.Model,
+    xvar: RoutingVariable,
+    instance: Instance,
+    probe: Probe,
+    encoding: Encoding,
+    node_map: NodeMap,
+) -> list[gp.Constr]:
+    """Add the probe's constraints to the model (paper, Method: constraint-injection encoding).
+
+    With a 2-index ``x`` every encoding reduces to the 2D projection, since there is no vehicle
+    to pin or bind. A cycle attributed to no vehicle is projected even under direct fixing.
+    """
+    if len(node_map.index) != instance.num_nodes:
+        raise ValueError(
+            f"node map covers {len(node_map.index)} nodes, the instance has {instance.num_nodes}"
+        )
+    solution = probe.solution
+    _check_probe_nodes(instance, solution)
+    pin = xvar.dims == 3 and encoding is Encoding.DIRECT_3D
+    added = [
+        _add_fix(model, xvar, fix, node_map) for fix in probe_fixes(instance, solution, pin_vehicles=pin)
+    ]
+    constrs = [c for c in added if c is not None]
+    if xvar.dims == 3 and encoding is Encoding.BOUND_2D:
+        constrs += _bind_vehicles(model, xvar, consecutive_arc_pairs(instance, solution), node_map)
+    return constrs
+
+
+def _bind_vehicles(
+    model: gp.Model, xvar: RoutingVariable, pairs: Sequence[tuple[Arc, Arc]], m: NodeMap
+) -> list[gp.Constr]:
+    """x[u,v,k] == x[v,w,k] for every k: one probe route may not be spread over vehicles."""
+    out: list[gp.Constr] = []
+    for (u, v), (v2, w) in pairs:
+        for k in xvar.vehicles:
+            a, b = xvar.var(m(u), m(v), k), xvar.var(m(v2), m(w), k)
+            if a is None and b is None:
+                continue
+            lhs = gp.LinExpr() if a is None else gp.LinExpr(a)
+            rhs = gp.LinExpr() if b is None else gp.LinExpr(b)
+            out.append(model.addConstr(lhs == rhs, name=f"{INJ_PREFIX}bind[{u},{v},{w},{k}]"))
+    return out
+
+
+# ---- the operator ---------------------------------------------------------------------------
+
+
+class InjVerdict(StrEnum):
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+    ERROR = "error"
+
+
+class InjResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    verdict: InjVerdict
+    status: str
+    """Gurobi status name of the (last) feasibility solve, ``not_solved`` if none ran."""
+    seconds: float
+    error: VerificationError | None = None
+
+
+_NEUTRALISED = ("Cutoff", "BestObjStop", "BestBdStop")
+"""Candidate settings that would stop or prune a feasibility query for objective reasons."""
+_TOUCHED = ("TimeLimit", "SolutionLimit", "Threads", "DualReductions", *_NEUTRALISED)
+
+
+@dataclass
+class _GuardedCallback:
+    """Runs the candidate's callback; a crash stops the solve instead of being swallowed.
+
+    gurobipy only prints exceptions raised inside callbacks and carries on, which would let a
+    crashing lazy-cut callback accept every subtour.
+    """
+
+    inner: Callback
+    failure: BaseException | None = None
+
+    def __call__(self, model: gp.Model, where: int) -> None:
+        if self.failure is not None:
+            return
+        try:
+            self.inner(model, where)
+        except Exception as exc:
+            self.failure = exc
+            model.terminate()
+
+
+@dataclass(frozen=True)
+class _SavedState:
+    objective: gp.LinExpr | gp.QuadExpr
+    sense: int
+    params: dict[str, float | int]
+
+    @classmethod
+    def capture(cls, model: gp.Model) -> _SavedState:
+        params = {name: model.getParamInfo(name)[2] for name in _TOUCHED}
+        return cls(objective=model.getObjective(), sense=int(model.ModelSense), params=params)
+
+    def restore(self, model: gp.Model) -> None:
+        model.setObjective(self.objective, self.sense)
+        for name, value in self.params.items():
+            model.setParam(name, value)
+
+
+def _remove_injected(model: gp.Model) -> None:
+    model.update()
+    constrs = model.getConstrs()
+    if not constrs:
+        return
+    names = model.getAttr("ConstrName", constrs)
+    ours = [c for c, n in zip(constrs, names, strict=True) if n.startswith(INJ_PREFIX)]
+    if ours:
+        model.remove(ours)
+
+
+def _error(kind: ErrorKind, detail: str, status: str, started: float) -> InjResult:
+    return InjResult(
+        verdict=InjVerdict.ERROR,
+        status=status,
+        seconds=time.perf_counter() - started,
+        error=VerificationError(kind=kind, detail=detail),
+    )
+
+
+def inject(
+    built: BuiltCandidate | gp.Model,
+    instance: Instance,
+    probe: Probe,
+    *,
+    xvar: RoutingVariable | None = None,
+    node_map: NodeMap | None = None,
+    callback: Callback | None = None,
+    time_limit: float = 60.0,
+    threads: int | None = 1,
+) -> InjResult:
+    """INJ(C, I, s): is the probe feasible under the candidate's model?
+
+    ``callback`` defaults to the one captured while the candidate built its model; pass the bare
+    ``gp.Model`` to judge without any callback. The model is restored (constraints, objective,
+    parameters) and reset before returning, so read its own outcome before injecting.
+    Unresolved statuses become ``ERROR``, never a pass.
+    """
+    model = built.model if isinstance(built, BuiltCandidate) else built
+    if callback is None and isinstance(built, BuiltCandidate):
+        callback = built.callback
+    started = time.perf_counter()
+    try:
+        xvar = xvar or find_routing_variable(model, instance.num_nodes)
+        node_map = node_map or NodeMap.identity(instance.num_nodes)
+    except VerificationFailure as failure:
+        return _error(failure.error.kind, failure.error.detail, "not_solved", started)
+    if int(model.NumObj) > 1:
+        return _error(
+            ErrorKind.SOLVER_STATUS, "multi-objective models are not supported by INJ", "not_solved", started
+        )
+    guarded = _GuardedCallback(callback) if callback is not None else None
+    saved = _SavedState.capture(model)
+    try:
+        model.setObjective(gp.LinExpr(0.0))
+        for name in _NEUTRALISED:
+            model.setParam(name, model.getParamInfo(name)[5])
+        model.Params.TimeLimit = time_limit
+        model.Params.SolutionLimit = 1
+        apply_caps(model, time_limit=None, threads=threads)
+        encode_probe(model, xvar, instance, probe, choose_encoding(instance.spec, probe.label), node_map)
+        return _solve(model, guarded, started)
+    except VerificationFailure as failure:
+        return _error(failure.error.kind, failure.error.detail, "not_solved", started)
+    except gp.GurobiError as exc:
+        kind = ErrorKind.SIZE_LIMITED_LICENCE if exc.errno == SIZE_LIMIT_ERRNO else ErrorKind.SOLVER_STATUS
+        return _error(kind, f"Gurobi error {exc.errno}: {exc}", "error", started)
+    finally:
+        _remove_injected(model)
+        saved.restore(model)
+        model.reset()
+        model.update()
+
+
+def _solve(model: gp.Model, guarded: _GuardedCallback | None, started: float) -> InjResult:
+    model.reset()
+    model.optimize(guarded)
+    if model.Status == GRB.INF_OR_UNBD and (guarded is None or guarded.failure is None):
+        model.Params.DualReductions = 0
+        model.reset()
+        model.optimize(guarded)
+    status = status_name(model.Status)
+    if guarded is not None and guarded.failure is not None:
+        exc = guarded.failure
+        return _error(
+            ErrorKind.BUILD_ERROR,
+            f"the candidate's callback raised {type(exc).__name__}: {exc}",
+            status,
+            started,
+        )
+    verdict = _verdict(model)
+    if verdict is None:
+        kind = ErrorKind.TIMEOUT if model.Status == GRB.TIME_LIMIT else ErrorKind.SOLVER_STATUS
+        return _error(
+            kind, f"the feasibility query ended with status {status} and no solution", status, started
+        )
+    return InjResult(verdict=verdict, status=status, seconds=time.perf_counter() - started)
+
+
+def _verdict(model: gp.Model) -> InjVerdict | None:
+    """Feasible when a solution exists (limits reached after finding one are fine); infeasible
+    only when proven; anything else (no solution within the limits, numeric trouble) is None."""
+    status = model.Status
+    if status == GRB.INFEASIBLE:
+        return InjVerdict.INFEASIBLE
+    if model.SolCount > 0 and status not in (GRB.NUMERIC, GRB.UNBOUNDED, GRB.INF_OR_UNBD):
+        return InjVerdict.FEASIBLE
+    return None

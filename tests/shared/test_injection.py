@@ -1,0 +1,546 @@
+"""The INJ operator on hand-built instances, hand-written probes and hand-written candidates.
+
+Every expected verdict below follows from the candidate's formulation and the probe by hand:
+correct scripts accept s+ and reject each s-, and each buggy script accepts exactly the probe
+whose constraint family it dropped (or rejects s+ when it adds a spurious rule).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from functools import cache
+from pathlib import Path
+
+import gurobipy as gp
+import pytest
+from gurobipy import GRB
+
+from vrpcoder.candidate import BuiltCandidate, build_candidate, model_outcome
+from vrpcoder.errors import ErrorKind, VerificationFailure
+from vrpcoder.injection import (
+    INJ_PREFIX,
+    InjVerdict,
+    NodeMap,
+    RoutingVariable,
+    consecutive_arc_pairs,
+    encode_probe,
+    find_routing_variable,
+    inject,
+    unused_arcs,
+    unvisited_customers,
+    used_arcs,
+)
+from vrpcoder.instances import Customer, Depot, Instance, TimeWindow, Vehicle
+from vrpcoder.probes import Encoding, Label, Probe
+from vrpcoder.solutions import Cycle, Route, Solution
+from vrpcoder.variants import ATTACKERS, Attacker
+
+CANDIDATES = Path(__file__).resolve().parents[1] / "data" / "candidates"
+FEAS, INFEAS = InjVerdict.FEASIBLE, InjVerdict.INFEASIBLE
+
+# ---- instances (same numbers as the candidate scripts under tests/data/candidates) ------------
+
+
+def tsp() -> Instance:
+    points = [(60, 50), (60, 60), (50, 60), (40, 60), (40, 50)]
+    return Instance(
+        name="tiny-tsp",
+        variant="TSP",
+        depots=(Depot(x=50, y=50),),
+        customers=tuple(Customer(x=x, y=y) for x, y in points),
+        vehicles=(Vehicle(),),
+    )
+
+
+def cvrp() -> Instance:
+    points = [(60, 55), (65, 65), (55, 70), (40, 60), (35, 45), (45, 35)]
+    demands = [3, 3, 2, 4, 2, 1]
+    return Instance(
+        name="tiny-cvrp",
+        variant="CVRP",
+        depots=(Depot(x=50, y=50),),
+        customers=tuple(Customer(x=x, y=y, demand=d) for (x, y), d in zip(points, demands, strict=True)),
+        vehicles=(Vehicle(capacity=10),) * 3,
+    )
+
+
+def vrphtw() -> Instance:
+    points = [(10, 0), (20, 0), (30, 0), (0, 10), (0, 20)]
+    windows = [(5, 15), (15, 30), (30, 45), (5, 15), (15, 30)]
+    return Instance(
+        name="tiny-vrphtw",
+        variant="VRPHTW",
+        depots=(Depot(x=0, y=0, window=TimeWindow(start=0, end=200)),),
+        customers=tuple(
+            Customer(x=x, y=y, demand=2, service_time=2, window=TimeWindow(start=a, end=b))
+            for (x, y), (a, b) in zip(points, windows, strict=True)
+        ),
+        vehicles=(Vehicle(capacity=10),) * 2,
+    )
+
+
+def sdvrp() -> Instance:
+    return Instance(
+        name="tiny-sdvrp",
+        variant="SDVRP",
+        depots=(Depot(x=0, y=0),),
+        customers=(Customer(x=5, y=0, demand=4), Customer(x=5, y=5, demand=8), Customer(x=0, y=5, demand=4)),
+        vehicles=(Vehicle(capacity=10),) * 2,
+    )
+
+
+INSTANCES: dict[str, Callable[[], Instance]] = {"tsp": tsp, "cvrp": cvrp, "vrphtw": vrphtw}
+
+# ---- probes ---------------------------------------------------------------------------------
+
+
+def route(vehicle: int, *visits: int) -> Route:
+    return Route(vehicle=vehicle, depot=0, visits=visits)
+
+
+def feasible(*routes: Route) -> Probe:
+    return Probe(label=Label.FEASIBLE, solution=Solution(routes=routes))
+
+
+def violating(attacker: Attacker, *routes: Route, cycles: tuple[Cycle, ...] = ()) -> Probe:
+    return Probe(
+        label=Label.INFEASIBLE,
+        solution=Solution(routes=routes, cycles=cycles),
+        attacker=attacker,
+        family=ATTACKERS[attacker].target,
+    )
+
+
+PROBES: dict[tuple[str, str], Probe] = {
+    ("tsp", "s+"): feasible(route(0, 1, 2, 3, 4, 5)),
+    ("tsp", "subtour"): violating(Attacker.SUBTOUR_CYCLE, route(0, 1, 2), cycles=(Cycle(visits=(3, 4, 5)),)),
+    ("tsp", "remove"): violating(Attacker.REMOVE_CUSTOMER, route(0, 1, 2, 3, 4)),
+    # CVRP, Q = 10, demands 3 3 2 4 2 1: s+ loads 8 and 7; moving customer 4 gives 12 > Q.
+    ("cvrp", "s+"): feasible(route(0, 1, 2, 3), route(1, 4, 5, 6)),
+    ("cvrp", "subtour"): violating(
+        Attacker.SUBTOUR_CYCLE, route(0, 1, 2, 3), cycles=(Cycle(visits=(4, 5, 6)),)
+    ),
+    ("cvrp", "remove"): violating(Attacker.REMOVE_CUSTOMER, route(0, 1, 2, 3), route(1, 4, 5)),
+    ("cvrp", "capacity"): violating(Attacker.CAPACITY_OVERLOAD, route(0, 1, 2, 3, 4), route(1, 5, 6)),
+    # VRPHTW: 0-1-2-3-0 starts service at 10, 22, 34; swapping 2 and 3 reaches customer 2 at 44 > 30.
+    ("vrphtw", "s+"): feasible(route(0, 1, 2, 3), route(1, 4, 5)),
+    ("vrphtw", "time_window"): violating(Attacker.TIME_WINDOW, route(0, 1, 3, 2), route(1, 4, 5)),
+    ("vrphtw", "subtour"): violating(
+        Attacker.SUBTOUR_CYCLE, route(0, 1, 2, 3), cycles=(Cycle(visits=(4, 5)),)
+    ),
+    ("vrphtw", "remove"): violating(Attacker.REMOVE_CUSTOMER, route(0, 1, 2, 3), route(1, 4)),
+}
+
+# The one-based statement renamed internal node p to NODE_ID_MAP[p]; its script lists ids 1..7.
+NODE_ID_MAP = {"0": "1", "1": "5", "2": "6", "3": "4", "4": "7", "5": "3", "6": "2"}
+NODE_ID_MAPS: dict[str, Mapping[str, str]] = {"cvrp_one_based": NODE_ID_MAP}
+
+
+def read_candidate(name: str) -> str:
+    return (CANDIDATES / f"{name}.py").read_text()
+
+
+@cache
+def shared_build(name: str) -> BuiltCandidate:
+    """One build per script for the verdict table: INJ must leave it reusable for the next probe."""
+    return build_candidate(read_candidate(name))
+
+
+def judge(name: str, instance_key: str, probe_key: str) -> InjVerdict:
+    built = shared_build(name)
+    instance = INSTANCES[instance_key]()
+    node_map = NodeMap.from_candidate(built.namespace, NODE_ID_MAPS.get(name), instance.num_nodes)
+    result = inject(built, instance, PROBES[(instance_key, probe_key)], node_map=node_map)
+    assert result.error is None, result.error
+    return result.verdict
+
+
+VERDICTS: list[tuple[str, str, str, InjVerdict]] = [
+    ("tsp_mtz_3index", "tsp", "s+", FEAS),
+    ("tsp_mtz_3index", "tsp", "subtour", INFEAS),
+    ("tsp_mtz_3index", "tsp", "remove", INFEAS),
+    ("tsp_dfj_lazy", "tsp", "s+", FEAS),
+    ("tsp_dfj_lazy", "tsp", "subtour", INFEAS),
+    ("tsp_dfj_lazy", "tsp", "remove", INFEAS),
+    *[
+        (name, "cvrp", probe, verdict)
+        for name in ("cvrp_mtz_3index", "cvrp_flow_2index", "cvrp_one_based")
+        for probe, verdict in (("s+", FEAS), ("subtour", INFEAS), ("remove", INFEAS), ("capacity", INFEAS))
+    ],
+    ("cvrp_no_subtour", "cvrp", "s+", FEAS),
+    ("cvrp_no_subtour", "cvrp", "subtour", FEAS),
+    ("cvrp_no_subtour", "cvrp", "capacity", INFEAS),
+    ("cvrp_no_capacity", "cvrp", "s+", FEAS),
+    ("cvrp_no_capacity", "cvrp", "capacity", FEAS),
+    ("cvrp_no_capacity", "cvrp", "subtour", INFEAS),
+    ("cvrp_coverage_leq", "cvrp", "s+", FEAS),
+    ("cvrp_coverage_leq", "cvrp", "remove", FEAS),
+    ("cvrp_coverage_leq", "cvrp", "subtour", INFEAS),
+    ("cvrp_spurious", "cvrp", "s+", INFEAS),
+    ("vrphtw_3index", "vrphtw", "s+", FEAS),
+    ("vrphtw_3index", "vrphtw", "time_window", INFEAS),
+    ("vrphtw_3index", "vrphtw", "subtour", INFEAS),
+    ("vrphtw_3index", "vrphtw", "remove", INFEAS),
+    ("vrphtw_no_windows", "vrphtw", "s+", FEAS),
+    ("vrphtw_no_windows", "vrphtw", "time_window", FEAS),
+    ("vrphtw_no_windows", "vrphtw", "subtour", INFEAS),
+]
+
+
+@pytest.mark.parametrize(("name", "instance_key", "probe_key", "expected"), VERDICTS)
+def test_inj_verdicts(name: str, instance_key: str, probe_key: str, expected: InjVerdict) -> None:
+    assert judge(name, instance_key, probe_key) is expected
+
+
+def test_the_lazy_callback_is_what_rejects_the_subtour() -> None:
+    built = build_candidate(read_candidate("tsp_dfj_lazy"))
+    probe = PROBES[("tsp", "subtour")]
+    assert inject(built, tsp(), probe).verdict is INFEAS
+    assert inject(built.model, tsp(), probe).verdict is FEAS  # the bare model has only degree rows
+
+
+def test_the_node_map_matters_for_a_renumbered_script() -> None:
+    built = build_candidate(read_candidate("cvrp_one_based"))
+    mapped = NodeMap.from_candidate(built.namespace, NODE_ID_MAP, 7)
+    # internal 1 is id "5" at position 4, internal 6 is id "2" at position 1, ...
+    assert mapped.index == (0, 4, 5, 3, 6, 2, 1)
+    overload = PROBES[("cvrp", "capacity")]
+    assert inject(built, cvrp(), overload, node_map=mapped).verdict is INFEAS
+    # Unmapped, the "overloaded" route lands on positions 1-4 = demands 1+2+2+3 = 8 <= 10.
+    assert inject(built, cvrp(), overload).verdict is FEAS
+
+
+# ---- restoration ------------------------------------------------------------------------------
+
+
+def _snapshot(model: gp.Model) -> tuple[int, int, float, float, int, int]:
+    model.update()
+    return (
+        model.NumConstrs,
+        model.NumVars,
+        model.Params.TimeLimit,
+        model.Params.Cutoff,
+        model.Params.SolutionLimit,
+        model.Params.Threads,
+    )
+
+
+@pytest.mark.parametrize(("name", "instance_key"), [("cvrp_mtz_3index", "cvrp"), ("tsp_dfj_lazy", "tsp")])
+def test_the_model_is_restored_after_every_probe(name: str, instance_key: str) -> None:
+    built = build_candidate(read_candidate(name), time_limit=30.0)
+    model = built.model
+    objective = model_outcome(model).objective
+    before = _snapshot(model)
+    for (key, _), probe in PROBES.items():
+        if key == instance_key:
+            inject(built, INSTANCES[instance_key](), probe, time_limit=20.0)
+            assert _snapshot(model) == before
+    model.optimize(built.callback)
+    assert model_outcome(model).objective == pytest.approx(objective)
+    assert model.Params.LazyConstraints == (1 if built.callback else 0)
+
+
+def test_candidate_objective_parameters_do_not_leak_into_the_query() -> None:
+    model = gp.Model()
+    model.Params.OutputFlag = 0
+    model.addVars(6, 6, 1, vtype=GRB.BINARY, name="x")
+    model.Params.Cutoff = -1.0  # no solution of a constant-zero objective would survive this
+    assert inject(model, tsp(), PROBES[("tsp", "s+")]).verdict is FEAS
+    assert model.Params.Cutoff == -1.0
+
+
+# ---- errors -----------------------------------------------------------------------------------
+
+
+def _bare_model(build: Callable[[gp.Model], object]) -> gp.Model:
+    model = gp.Model()
+    model.Params.OutputFlag = 0
+    build(model)
+    model.update()
+    return model
+
+
+def test_a_size_limit_hit_by_the_encoding_is_an_error_and_leaves_the_model_intact() -> None:
+    def near_the_limit(m: gp.Model) -> None:
+        x = m.addVars(6, 6, 1, vtype=GRB.BINARY, name="x")
+        m.addConstrs((x[0, 1, 0] <= 1 for _ in range(1990)), name="filler")
+
+    model = _bare_model(near_the_limit)
+    result = inject(model, tsp(), PROBES[("tsp", "s+")])
+    assert result.verdict is InjVerdict.ERROR
+    assert result.error is not None and result.error.kind is ErrorKind.SIZE_LIMITED_LICENCE
+    assert model.NumConstrs == 1990
+    model.optimize()
+    assert model.Status == GRB.OPTIMAL
+
+
+def test_a_query_without_a_solution_in_time_is_an_error_not_a_pass() -> None:
+    result = inject(shared_build("cvrp_mtz_3index"), cvrp(), PROBES[("cvrp", "s+")], time_limit=0.0)
+    assert result.verdict is InjVerdict.ERROR
+    assert result.status == "time_limit"
+    assert result.error is not None and result.error.kind is ErrorKind.TIMEOUT
+
+
+def test_a_crashing_callback_is_an_error_not_a_pass() -> None:
+    def broken(model: gp.Model, where: int) -> None:
+        raise KeyError("missing attribute")
+
+    result = inject(shared_build("tsp_mtz_3index"), tsp(), PROBES[("tsp", "subtour")], callback=broken)
+    assert result.verdict is InjVerdict.ERROR
+    assert result.error is not None and result.error.kind is ErrorKind.BUILD_ERROR
+    assert "KeyError" in result.error.detail
+
+
+def test_multi_objective_models_are_refused() -> None:
+    def two_objectives(m: gp.Model) -> None:
+        x = m.addVars(6, 6, vtype=GRB.BINARY, name="x")
+        m.setObjectiveN(x.sum(), index=0)
+        m.setObjectiveN(x[0, 1], index=1)
+
+    result = inject(_bare_model(two_objectives), tsp(), PROBES[("tsp", "s+")])
+    assert result.error is not None and result.error.kind is ErrorKind.SOLVER_STATUS
+
+
+@pytest.mark.parametrize(
+    ("build", "kind"),
+    [
+        (lambda m: m.addVars(6, 6, name="y"), ErrorKind.NO_ROUTING_VARIABLE),
+        (lambda m: m.addVars(1, 6, 6, name="x"), ErrorKind.INDEX_MISMATCH),
+    ],
+    ids=["no x", "vehicle-first"],
+)
+def test_unusable_routing_variables_give_an_error_verdict(
+    build: Callable[[gp.Model], object], kind: ErrorKind
+) -> None:
+    result = inject(_bare_model(build), tsp(), PROBES[("tsp", "s+")])
+    assert result.verdict is InjVerdict.ERROR
+    assert result.status == "not_solved"
+    assert result.error is not None and result.error.kind is kind
+
+
+# ---- find_routing_variable ----------------------------------------------------------------------
+
+
+ACCEPTED: list[tuple[str, Callable[[gp.Model], object], int, tuple[int, ...]]] = [
+    ("2-index", lambda m: m.addVars(4, 4, name="x"), 2, ()),
+    ("3-index", lambda m: m.addVars(4, 4, 2, name="x"), 3, (0, 1)),
+    (
+        "no diagonal",
+        lambda m: m.addVars([(i, j) for i in range(4) for j in range(4) if i != j], name="x"),
+        2,
+        (),
+    ),
+    (
+        "tuple keys",
+        # gurobipy's stubs do not know nested tuple keys; Gurobi itself accepts them.
+        lambda m: m.addVars([((i, j), k) for i in range(4) for j in range(4) for k in (0, 1)], name="x"),  # type: ignore[misc]
+        3,
+        (0, 1),
+    ),
+    (
+        "no arcs into the depot",
+        lambda m: m.addVars([(i, j) for i in range(4) for j in range(1, 4)], name="x"),
+        2,
+        (),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("build", "dims", "vehicles"), [a[1:] for a in ACCEPTED], ids=[a[0] for a in ACCEPTED]
+)
+def test_routing_variables_that_are_accepted(
+    build: Callable[[gp.Model], object], dims: int, vehicles: tuple[int, ...]
+) -> None:
+    model = _bare_model(build)
+    model.addVars(3, name="y")
+    xvar = find_routing_variable(model, 4)
+    assert (xvar.dims, xvar.vehicles) == (dims, vehicles)
+    assert all(v.VarName.startswith("x[") for v in xvar.arcs.values())
+    assert len(xvar.arc_vars(1, 2)) == max(1, len(vehicles))
+
+
+REFUSED: list[tuple[str, Callable[[gp.Model], object], ErrorKind, str]] = [
+    ("no x", lambda m: m.addVars(4, 4, name="route"), ErrorKind.NO_ROUTING_VARIABLE, "route"),
+    ("vehicle-first", lambda m: m.addVars(2, 4, 4, name="x"), ErrorKind.INDEX_MISMATCH, "vehicle-first"),
+    ("letter ids", lambda m: m.addVars("ABCD", "ABCD", name="x"), ErrorKind.INDEX_MISMATCH, "non-integer"),
+    (
+        "one-based",
+        lambda m: m.addVars(range(1, 5), range(1, 5), name="x"),
+        ErrorKind.INDEX_MISMATCH,
+        "span 1..4",
+    ),
+    (
+        "no depot",
+        lambda m: m.addVars(range(1, 4), range(1, 4), range(2), name="x"),
+        ErrorKind.INDEX_MISMATCH,
+        "span 1..3",
+    ),
+    ("too few nodes", lambda m: m.addVars(3, 3, name="x"), ErrorKind.INDEX_MISMATCH, "nodes 0..3"),
+    ("four indices", lambda m: m.addVars(4, 4, 2, 2, name="x"), ErrorKind.INDEX_MISMATCH, "x[i,j,k]"),
+    (
+        "mixed arity",
+        lambda m: (m.addVars(4, 4, name="x"), m.addVars([(0, 1, 0)], name="x")),
+        ErrorKind.INDEX_MISMATCH,
+        "index lengths [2, 3]",
+    ),
+]
+
+
+@pytest.mark.parametrize(("build", "kind", "fragment"), [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED])
+def test_routing_variables_that_are_refused(
+    build: Callable[[gp.Model], object], kind: ErrorKind, fragment: str
+) -> None:
+    with pytest.raises(VerificationFailure) as info:
+        find_routing_variable(_bare_model(build), 4)
+    assert info.value.error.kind is kind
+    assert fragment in info.value.error.detail
+
+
+def test_a_missing_arc_behaves_like_a_forbidden_one() -> None:
+    """Sparse x without arc (1, 2): a probe that needs it is infeasible, one that does not is not."""
+    model = _bare_model(
+        lambda m: m.addVars([(i, j) for i in range(6) for j in range(6) if (i, j) != (1, 2)], name="x")
+    )
+    assert inject(model, tsp(), PROBES[("tsp", "s+")]).verdict is INFEAS
+    assert inject(model, tsp(), feasible(route(0, 2, 1, 3, 4, 5))).verdict is FEAS
+
+
+# ---- node maps --------------------------------------------------------------------------------
+
+MAPS: list[tuple[str, dict[str, object], dict[str, str] | None, tuple[int, ...]]] = [
+    ("plain script", {}, None, (0, 1, 2)),
+    ("id2idx, int keys", {"id2idx": {1: 0, 2: 1, 3: 2}}, {"0": "1", "1": "2", "2": "3"}, (0, 1, 2)),
+    ("idx2id, letters", {"idx2id": {0: "B", 1: "A", 2: "C"}}, {"0": "A", "1": "B", "2": "C"}, (1, 0, 2)),
+    ("node_ids only", {"node_ids": ["D", "X", "Y"]}, {"0": "D", "1": "Y", "2": "X"}, (0, 2, 1)),
+    ("zero-based permutation, no table", {}, {"0": "0", "1": "2", "2": "1"}, (0, 2, 1)),
+    ("table without renumbering", {"node_ids": [0, 1, 2]}, None, (0, 1, 2)),
+]
+
+
+@pytest.mark.parametrize(("namespace", "id_map", "expected"), [m[1:] for m in MAPS], ids=[m[0] for m in MAPS])
+def test_node_maps_compose_statement_and_script_ids(
+    namespace: dict[str, object], id_map: dict[str, str] | None, expected: tuple[int, ...]
+) -> None:
+    assert NodeMap.from_candidate(namespace, id_map, 3).index == expected
+
+
+BAD_MAPS: list[tuple[str, dict[str, object], dict[str, str] | None]] = [
+    ("renumbered but no table", {}, {"0": "A", "1": "B", "2": "C"}),
+    ("id missing from the table", {"id2idx": {1: 0, 2: 1}}, {"0": "1", "1": "2", "2": "3"}),
+    ("map misses a node", {"id2idx": {1: 0, 2: 1, 3: 2}}, {"0": "1", "1": "2"}),
+    ("map merges two nodes", {"id2idx": {1: 0, 2: 1, 3: 2}}, {"0": "1", "1": "2", "2": "2"}),
+    ("table not one-to-one", {"id2idx": {1: 0, 2: 0, 3: 2}}, {"0": "1", "1": "2", "2": "3"}),
+    ("position not an integer", {"id2idx": {1: "a", 2: 1, 3: 2}}, {"0": "1", "1": "2", "2": "3"}),
+    ("duplicate node_ids", {"node_ids": [1, 1, 2]}, {"0": "1", "1": "2", "2": "3"}),
+    ("ids of another scheme", {"node_ids": ["D", "A", "B"]}, None),
+]
+
+
+@pytest.mark.parametrize(("namespace", "id_map"), [m[1:] for m in BAD_MAPS], ids=[m[0] for m in BAD_MAPS])
+def test_unresolvable_node_maps_are_index_mismatches(
+    namespace: dict[str, object], id_map: dict[str, str] | None
+) -> None:
+    with pytest.raises(VerificationFailure) as info:
+        NodeMap.from_candidate(namespace, id_map, 3)
+    assert info.value.error.kind is ErrorKind.INDEX_MISMATCH
+
+
+def test_a_node_map_must_be_a_permutation() -> None:
+    with pytest.raises(ValueError, match="permutation"):
+        NodeMap((0, 0, 1))
+
+
+# ---- the encoding itself ----------------------------------------------------------------------
+
+
+def test_arc_pattern_of_a_subtour_probe() -> None:
+    inst, solution = cvrp(), PROBES[("cvrp", "subtour")].solution
+    used = used_arcs(inst, solution)
+    assert dict(used) == {(1, 2): 1, (2, 3): 1, (4, 5): 1, (5, 6): 1, (6, 4): 1}
+    assert len(unused_arcs(inst, used)) == 6 * 5 - 5
+    assert consecutive_arc_pairs(inst, solution) == [
+        ((1, 2), (2, 3)),
+        ((4, 5), (5, 6)),
+        ((5, 6), (6, 4)),
+        ((6, 4), (4, 5)),
+    ]
+    assert unvisited_customers(inst, solution) == []
+    assert unvisited_customers(inst, PROBES[("cvrp", "remove")].solution) == [6]
+
+
+def injected(model: gp.Model, name: str) -> gp.Constr:
+    constr = model.getConstrByName(name)
+    assert constr is not None, f"no constraint {name}"
+    return constr
+
+
+@pytest.fixture
+def blank_3index() -> Iterator[tuple[gp.Model, RoutingVariable]]:
+    """A constraint-free model with x over the CVRP's 7 nodes and 3 vehicles."""
+    model = _bare_model(lambda m: m.addVars(7, 7, 3, vtype=GRB.BINARY, name="x"))
+    yield model, find_routing_variable(model, 7)
+    model.dispose()
+
+
+@pytest.mark.parametrize(
+    ("encoding", "expected"),
+    # 5 used arcs + 25 unused + 6 self-loops; binding adds 4 arc pairs x 3 vehicles.
+    [(Encoding.PROJECTION_2D, 36), (Encoding.BOUND_2D, 48), (Encoding.DIRECT_3D, 36)],
+)
+def test_constraint_counts_per_encoding(
+    blank_3index: tuple[gp.Model, RoutingVariable], encoding: Encoding, expected: int
+) -> None:
+    model, xvar = blank_3index
+    added = encode_probe(model, xvar, cvrp(), PROBES[("cvrp", "subtour")], encoding, NodeMap.identity(7))
+    model.update()
+    assert len(added) == expected
+    assert all(c.ConstrName.startswith(INJ_PREFIX) for c in added)
+
+
+def test_unvisited_customers_cannot_be_entered_from_the_depot(
+    blank_3index: tuple[gp.Model, RoutingVariable],
+) -> None:
+    model, xvar = blank_3index
+    encode_probe(model, xvar, cvrp(), PROBES[("cvrp", "remove")], Encoding.BOUND_2D, NodeMap.identity(7))
+    model.update()
+    row = model.getRow(injected(model, f"{INJ_PREFIX}unvisited[0,6]"))
+    assert sorted(row.getVar(i).VarName for i in range(row.size())) == ["x[0,6,0]", "x[0,6,1]", "x[0,6,2]"]
+
+
+def test_direct_fixing_pins_each_arc_to_its_vehicle(blank_3index: tuple[gp.Model, RoutingVariable]) -> None:
+    model, xvar = blank_3index
+    probe = violating(Attacker.SUBTOUR_CYCLE, route(2, 1, 2, 3), cycles=(Cycle(visits=(4, 5, 6)),))
+    encode_probe(model, xvar, cvrp(), probe, Encoding.DIRECT_3D, NodeMap.identity(7))
+    model.update()
+    pinned = model.getRow(injected(model, f"{INJ_PREFIX}pos[1,2,2]"))
+    assert (pinned.size(), pinned.getVar(0).VarName) == (1, "x[1,2,2]")
+    free = model.getRow(injected(model, f"{INJ_PREFIX}pos[4,5]"))  # a cycle with no vehicle
+    assert free.size() == 3
+
+
+def test_direct_fixing_refuses_a_vehicle_that_x_does_not_have(
+    blank_3index: tuple[gp.Model, RoutingVariable],
+) -> None:
+    model, xvar = blank_3index
+    with pytest.raises(VerificationFailure) as info:
+        encode_probe(model, xvar, cvrp(), feasible(route(5, 1, 2)), Encoding.DIRECT_3D, NodeMap.identity(7))
+    assert info.value.error.kind is ErrorKind.INDEX_MISMATCH
+
+
+def test_split_delivery_allows_only_the_probe_entries_from_the_depot() -> None:
+    model = _bare_model(lambda m: m.addVars(4, 4, 2, vtype=GRB.BINARY, name="x"))
+    xvar = find_routing_variable(model, 4)
+    probe = feasible(route(0, 1, 2), route(1, 2, 3))  # customer 2 is split over both vehicles
+    encode_probe(model, xvar, sdvrp(), probe, Encoding.PROJECTION_2D, NodeMap.identity(4))
+    model.update()
+    rhs = {c: injected(model, f"{INJ_PREFIX}split_entry[0,{c}]").RHS for c in (1, 2, 3)}
+    assert rhs == {1: 1.0, 2: 1.0, 3: 0.0}
+
+
+def test_probe_nodes_outside_the_instance_are_refused(blank_3index: tuple[gp.Model, RoutingVariable]) -> None:
+    model, xvar = blank_3index
+    with pytest.raises(ValueError, match="not a customer"):
+        encode_probe(
+            model, xvar, cvrp(), feasible(route(0, 1, 9)), Encoding.PROJECTION_2D, NodeMap.identity(7)
+        )
