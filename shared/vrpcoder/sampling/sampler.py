@@ -115,14 +115,18 @@ class Fleet:
 # ---- public API ------------------------------------------------------------------------------
 
 
-def sample_instance(variant: str, profile: int, seed: int) -> Instance:
+def sample_instance(variant: str, profile: int, seed: int, *, customers: int | None = None) -> Instance:
     """The instance of (variant, profile, seed); see :func:`sample_with_plan`."""
-    return sample_with_plan(variant, profile, seed)[0]
+    return sample_with_plan(variant, profile, seed, customers=customers)[0]
 
 
-def sample_with_plan(variant: str, profile: int, seed: int) -> tuple[Instance, Solution]:
+def sample_with_plan(
+    variant: str, profile: int, seed: int, *, customers: int | None = None
+) -> tuple[Instance, Solution]:
     """The instance of (variant, profile, seed) and a feasible reference plan for it.
 
+    ``customers`` replaces a regular profile's customer count (scale studies sweep n with the
+    profile's layout and demand kept); boundary profiles lock their counts and refuse it.
     Raises ``ValueError`` for an unknown variant, a profile outside 1..15 or one that does not
     apply to the variant, or a negative seed; :class:`SamplingError` if no feasible instance was
     found (not expected for any applicable combination).
@@ -130,13 +134,26 @@ def sample_with_plan(variant: str, profile: int, seed: int) -> tuple[Instance, S
     spec = _validated(variant, profile, seed)
     rng = np.random.default_rng(_seed_material(spec.name, profile, seed))
     scenario = _scenario(spec, profile, rng)
+    if customers is not None:
+        scenario = _with_customers(spec, profile, scenario, customers)
     for _ in range(MAX_ATTEMPTS):
         result = _attempt(spec, profile, seed, scenario, rng)
         if result is not None:
-            return result
+            if customers is None:
+                return result
+            instance, plan = result
+            return instance.model_copy(update={"name": f"{instance.name}-n{scenario.n}"}), plan
     raise SamplingError(
         f"no feasible {spec.name} instance for profile {profile}, seed {seed} in {MAX_ATTEMPTS} attempts"
     )
+
+
+def _with_customers(spec: Variant, profile: int, scenario: Scenario, customers: int) -> Scenario:
+    if not PROFILES[profile].regular:
+        raise ValueError(f"profile {profile} locks its customer counts; --customers applies to profiles 1..12")
+    if not 2 <= customers <= 40:
+        raise ValueError(f"customers must be in 2..40, got {customers}")
+    return replace(scenario, n=pd_customer_counts(spec, (customers,))[0])
 
 
 def _validated(variant: str, profile: int, seed: int) -> Variant:

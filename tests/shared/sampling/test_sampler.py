@@ -119,3 +119,17 @@ def test_an_exhausted_attempt_budget_raises_instead_of_returning(monkeypatch: py
 def test_large_seeds_are_fine() -> None:
     instance = sample_instance("VRPB", 5, 2**70)
     assert instance.name == f"VRPB-p5-s{2**70}"
+
+
+@pytest.mark.parametrize(("variant", "asked", "expected"), [("CVRP", 11, 11), ("PDP", 11, 10), ("VRPHTW", 5, 5)])
+def test_customer_override_for_scale_studies(variant: str, asked: int, expected: int) -> None:
+    instance = sample_instance(variant, 5, 0, customers=asked)
+    assert len(instance.customers) == expected
+    assert instance.name.endswith(f"-n{expected}")
+    assert sample_instance(variant, 5, 0, customers=asked) == instance
+
+
+@pytest.mark.parametrize(("profile", "customers", "message"), [(14, 8, "locks"), (5, 1, "2..40"), (5, 41, "2..40")])
+def test_customer_override_refused(profile: int, customers: int, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        sample_instance("CVRP", profile, 0, customers=customers)
