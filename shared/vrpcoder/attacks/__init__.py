@@ -1,0 +1,104 @@
+"""The attacker catalogue: one function per attacker, all selected through ``ATTACKERS_IMPL``.
+
+Each attacker turns the feasible probe s+ of an instance into a one-constraint-violating probe s-
+(paper, Appendix B.4). Whatever it returns has passed the independent-checker half of the label
+rule: s+ is feasible on the attack's instance and s- breaks exactly the attacker's target family
+there. The gold-side half (INJ on the gold script) is checked where samples are assembled.
+
+Attacks expect the relaxed sample instance I* (``vrpcoder.relaxation.relax``) so that parameter
+attacks have room between what s+ uses and what their probe uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from vrpcoder.attacks.parametric import (
+    capacity_overload,
+    compartment_overload,
+    distance_overrun,
+    hf_overload,
+    time_window,
+)
+from vrpcoder.attacks.records import (
+    EPS,
+    SPLIT_EPS,
+    Attack,
+    AttackSkipped,
+    BoundKind,
+    ParameterBound,
+    tightened_bound,
+)
+from vrpcoder.attacks.split import (
+    phantom_delivery,
+    quarantine_overload,
+    sd_isolated_subtour,
+    sd_remove_customer,
+)
+from vrpcoder.attacks.structural import (
+    backhaul_order,
+    precedence,
+    remove_customer,
+    split_pd_pair,
+    subtour_cycle,
+)
+from vrpcoder.checker import check
+from vrpcoder.instances import Instance
+from vrpcoder.solutions import Solution
+from vrpcoder.variants import Attacker
+
+AttackFn = Callable[[Instance, Solution, np.random.Generator], Attack | AttackSkipped]
+
+ATTACKERS_IMPL: dict[Attacker, AttackFn] = {
+    Attacker.REMOVE_CUSTOMER: remove_customer,
+    Attacker.SUBTOUR_CYCLE: subtour_cycle,
+    Attacker.BACKHAUL_ORDER: backhaul_order,
+    Attacker.PRECEDENCE: precedence,
+    Attacker.SPLIT_PD_PAIR: split_pd_pair,
+    Attacker.SD_REMOVE_CUSTOMER: sd_remove_customer,
+    Attacker.SD_ISOLATED_SUBTOUR: sd_isolated_subtour,
+    Attacker.CAPACITY_OVERLOAD: capacity_overload,
+    Attacker.HF_OVERLOAD: hf_overload,
+    Attacker.DISTANCE_OVERRUN: distance_overrun,
+    Attacker.COMPARTMENT_OVERLOAD: compartment_overload,
+    Attacker.QUARANTINE_OVERLOAD: quarantine_overload,
+    Attacker.PHANTOM_DELIVERY: phantom_delivery,
+    Attacker.TIME_WINDOW: time_window,
+}
+
+
+def run_attack(
+    attacker: Attacker, instance: Instance, plus: Solution, *, seed: int = 0
+) -> Attack | AttackSkipped:
+    """One attacker on (I*, s+); the seed fixes every choice it makes among equal alternatives."""
+    if attacker not in instance.spec.attackers:
+        raise ValueError(
+            f"attacker {attacker.value} is not enabled for {instance.variant}; "
+            f"enabled: {', '.join(a.value for a in instance.spec.attackers)}"
+        )
+    report = check(instance, plus)
+    if not report.feasible:
+        raise ValueError(f"s+ is not feasible on {instance.name!r}: {report.violations[0].detail}")
+    return ATTACKERS_IMPL[attacker](instance, plus, np.random.default_rng(seed))
+
+
+def run_attacks(instance: Instance, plus: Solution, *, seed: int = 0) -> list[Attack | AttackSkipped]:
+    """Every attacker the registry enables for the instance's variant, in the registry's order."""
+    return [run_attack(a, instance, plus, seed=seed) for a in instance.spec.attackers]
+
+
+__all__ = [
+    "ATTACKERS_IMPL",
+    "EPS",
+    "SPLIT_EPS",
+    "Attack",
+    "AttackFn",
+    "AttackSkipped",
+    "BoundKind",
+    "ParameterBound",
+    "run_attack",
+    "run_attacks",
+    "tightened_bound",
+]
