@@ -28,8 +28,10 @@ app = typer.Typer(
 )
 instance_app = typer.Typer(help="Sample synthetic instances or import real library files.", no_args_is_help=True)
 gold_app = typer.Typer(help="Render and solve the gold gurobipy script of an instance.", no_args_is_help=True)
+samples_app = typer.Typer(help="Build verified samples (instance, gold script, reference objective, probes).", no_args_is_help=True)
 app.add_typer(instance_app, name="instance")
 app.add_typer(gold_app, name="gold")
+app.add_typer(samples_app, name="samples")
 
 console = Console()
 err_console = Console(stderr=True)
@@ -263,6 +265,173 @@ def _print_demo(rows: list) -> None:  # type: ignore[type-arg]
     console.print(table)
     trusted = sum(r.audit.trusted for r in rows)
     console.print(f"{trusted}/{len(rows)} variants: optimal, feasible by the checker, same cost.")
+
+
+def _write_samples(samples: list, out_dir: Path) -> None:  # type: ignore[type-arg]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for sample in samples:
+        (out_dir / f"{sample.id}.json").write_text(sample.model_dump_json(indent=2) + "\n")
+
+
+def _print_counts(report: object) -> None:
+    from vrpcoder.samples import BuildReport
+
+    assert isinstance(report, BuildReport)
+    counts = report.counts()
+    probes = sorted({name for name, _ in counts}, key=lambda n: (n != "s+", n))
+    outcomes = sorted({outcome for _, outcome in counts}, key=lambda o: (o != "kept", o))
+    table = Table(title="probes kept / discarded (by reason)")
+    table.add_column("probe")
+    for outcome in outcomes:
+        table.add_column(outcome, justify="right")
+    for name in probes:
+        table.add_row(name, *(str(counts.get((name, o), 0)) for o in outcomes))
+    console.print(table)
+    disagreements = sum(n for (_, o), n in counts.items() if o == "disagreement")
+    console.print(f"{len(report.samples)} samples written; gold-vs-checker disagreements: {disagreements}")
+    reasons = {(r.attacker.value if r.attacker else "s+", r.outcome.value, r.reason) for r in report.records if r.reason}
+    for name, outcome, reason in sorted(reasons)[:20]:
+        console.print(f"  [dim]{name} {outcome}: {reason}[/]")
+
+
+@samples_app.command("build")
+def samples_build(
+    variant: Annotated[str, typer.Option("--variant", "-v", help="Variant name.")],
+    profile: Annotated[int, typer.Option("--profile", "-p", help="Profile number 1..15.")],
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Random seed.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Directory for the sample JSON files.")],
+    time_limit: TimeLimitOpt = 60.0,
+) -> None:
+    """Sample one instance, build s+ and every enabled attack, keep what gold INJ and the checker confirm."""
+    from vrpcoder.samples import build_grid_point
+
+    try:
+        report = build_grid_point(variant, profile, seed, time_limit=time_limit)
+    except ValueError as exc:
+        fail(str(exc))
+    _write_samples(report.samples, output)
+    _print_counts(report)
+    if not report.samples:
+        raise typer.Exit(1)
+
+
+@samples_app.command("grid")
+def samples_grid(
+    output: Annotated[Path, typer.Option("--output", "-o", help="Directory for the sample JSON files.")],
+    variants: Annotated[list[str] | None, typer.Option("--variants", help="Variants (default: all 21).")] = None,
+    profiles: Annotated[list[int] | None, typer.Option("--profiles", help="Profiles (default: every applicable one).")] = None,
+    seeds: Annotated[list[int] | None, typer.Option("--seeds", help="Seeds (default: 0).")] = None,
+    time_limit: TimeLimitOpt = 60.0,
+) -> None:
+    """Build samples over a grid of variants x profiles x seeds, with a progress bar and a kept/discarded table."""
+    from rich.progress import track
+
+    from vrpcoder.samples import BuildReport, build_grid_point
+    from vrpcoder.sampling import applicable_profiles
+    from vrpcoder.variants import get_variant
+
+    try:
+        names = [get_variant(v).name for v in (variants or list(VARIANTS))]
+        points = [
+            (v, p, s)
+            for v in names
+            for p in (profiles or applicable_profiles(v))
+            if p in applicable_profiles(v)
+            for s in (seeds or [0])
+        ]
+    except ValueError as exc:
+        fail(str(exc))
+    if not points:
+        fail("the grid is empty: no requested profile applies to the requested variants")
+    total = BuildReport()
+    for variant, profile, seed in track(points, description="building samples", console=err_console):
+        report = build_grid_point(variant, profile, seed, time_limit=time_limit)
+        _write_samples(report.samples, output)
+        total.extend(report)
+    _print_counts(total)
+
+
+@app.command("verify")
+def verify_command(
+    candidate: Annotated[Path, typer.Argument(help="Candidate gurobipy script (defines build_model()).")],
+    sample_file: Annotated[Path, typer.Argument(help="Sample JSON from `vrpcoder samples build`.")],
+    as_json: JsonOpt = False,
+    time_limit: TimeLimitOpt = 60.0,
+    diff_tolerance: Annotated[float, typer.Option(min=0.0, help="Absolute objective tolerance of DIFF.")] = 1e-3,
+) -> None:
+    """Dual-verify a candidate script against a sample: build, DIFF, INJ on every probe, reward."""
+    from vrpcoder.io import read_record
+    from vrpcoder.samples import Sample
+    from vrpcoder.verification import VerifyConfig, verify
+
+    try:
+        sample = read_record(sample_file, Sample)
+        code = candidate.read_text()
+    except ValueError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"{candidate}: cannot read ({exc.strerror})")
+    verdict = verify(code, sample, VerifyConfig(time_limit=time_limit, diff_tolerance=diff_tolerance))
+    if as_json:
+        print(verdict.model_dump_json(indent=2))
+    else:
+        console.print(
+            f"build {'ok' if verdict.build else 'FAILED'}; objective {verdict.objective} vs reference "
+            f"{verdict.reference_objective} -> DIFF {'pass' if verdict.diff else 'FAIL'}; reward {verdict.reward}"
+        )
+        for p in verdict.probes:
+            mark = "[green]pass[/]" if p.passed else "[red]FAIL[/]"
+            console.print(f"  {mark} {p.name} ({p.family.value if p.family else 'feasible probe'}): expected {p.label.value}, got {p.verdict.value}")
+        if verdict.error:
+            console.print(f"  error {verdict.error.kind.value}: {verdict.error.detail}")
+        console.print("[bold green]PASSED[/]" if verdict.passed else "[bold red]NOT PASSED[/]")
+    if not verdict.passed:
+        raise typer.Exit(1)
+
+
+@app.command("mutants")
+def mutants_command(
+    sample_files: Annotated[
+        list[Path], typer.Argument(help="Sample JSON file(s) of one instance (base and attacked copies).")
+    ],
+    as_json: JsonOpt = False,
+    time_limit: TimeLimitOpt = 60.0,
+) -> None:
+    """Derive mutants of the gold script (omit / relax / spurious) and report which verifier kills them."""
+    from vrpcoder.io import read_record
+    from vrpcoder.mutants import run_mutants
+    from vrpcoder.samples import Sample
+    from vrpcoder.verification import VerifyConfig
+
+    try:
+        samples = [read_record(f, Sample) for f in sample_files]
+    except ValueError as exc:
+        fail(str(exc))
+    if len({s.instance.provenance.model_dump_json() for s in samples}) > 1 or len({s.variant for s in samples}) > 1:
+        fail("all sample files must come from the same instance (one `samples build` run)")
+    reports = run_mutants(samples, config=VerifyConfig(time_limit=time_limit))
+    totals = {
+        "mutants": len(reports),
+        "killed_by_diff": sum(r.killed_by_diff for r in reports),
+        "killed_by_dual": sum(r.killed_by_dual for r in reports),
+    }
+    if as_json:
+        print(json.dumps({"mutants": [r.model_dump(mode="json") for r in reports], "totals": totals}, indent=2))
+        return
+    table = Table(title=f"mutants of the {samples[0].variant} gold script ({len(samples)} samples)")
+    for col in ("mutant", "kind", "family", "DIFF kills", "DIFF+INJ kills", "caught by"):
+        table.add_column(col, overflow="fold")
+    for r in reports:
+        table.add_row(
+            r.name, r.kind.value, r.family.value if r.family else "-",
+            "yes" if r.killed_by_diff else "[red]no[/]", "yes" if r.killed_by_dual else "[red]no[/]",
+            ", ".join(r.caught_by) or "-",
+        )
+    console.print(table)
+    console.print(
+        f"{totals['mutants']} mutants: DIFF alone kills {totals['killed_by_diff']}, "
+        f"DIFF+INJ kills {totals['killed_by_dual']}"
+    )
 
 
 def _register_service_commands() -> None:

@@ -1,0 +1,326 @@
+"""Mutation harness: wrong-on-purpose versions of the gold script, and which verifier catches them.
+
+Mutants are made from the gold script's labelled modules, so each one differs from the gold in one
+constraint family: the family is *omitted*, *relaxed* the way LLM scripts typically get it wrong
+(equality written as inequality, one global capacity instead of one per vehicle, a distance limit
+that forgets the return leg, ...), or a *spurious* constraint is added. Each mutant is verified
+against every sample of its instance (the base sample and each attacked copy); it is killed by DIFF
+when some sample's optimum differs, and killed by the dual verifier when DIFF or any probe fails.
+The gap between the two kill rates is the paper's blind spot of objective equivalence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from vrpcoder.candidate import build_candidate
+from vrpcoder.errors import VerificationFailure
+from vrpcoder.families import Family
+from vrpcoder.gold import extract_solution, module_names, remove_module
+from vrpcoder.gold.markers import close_marker, open_marker
+from vrpcoder.gold.modules import JOINT_MODULES
+from vrpcoder.samples import Sample
+from vrpcoder.solutions import Solution
+from vrpcoder.verification import Verdict, VerifyConfig, verify
+from vrpcoder.variants import ATTACKERS, Module, get_variant
+
+
+class MutantKind(StrEnum):
+    OMIT = "omit"
+    RELAX = "relax"
+    SPURIOUS = "spurious"
+
+
+@dataclass(frozen=True, slots=True)
+class Mutant:
+    name: str
+    family: Family | None
+    kind: MutantKind
+    description: str
+    code: str
+
+
+Transform = Callable[[str, Sample], str | None]
+"""Script and sample -> mutated script, or None when the rule does not apply to this script."""
+
+
+@dataclass(frozen=True, slots=True)
+class MutationRule:
+    name: str
+    family: Family
+    kind: MutantKind
+    description: str
+    apply: Transform
+
+
+def _module_span(script: str, name: str) -> tuple[int, int] | None:
+    start = script.find(open_marker(name))
+    end = script.find(close_marker(name))
+    return None if start < 0 or end < start else (start, end)
+
+
+def _rewrite_in_module(name: str, *edits: tuple[str, str]) -> Transform:
+    """Apply text edits inside module ``name`` only (None when the module or any text is missing)."""
+
+    def apply(script: str, _sample: Sample) -> str | None:
+        span = _module_span(script, name)
+        if span is None:
+            return None
+        body = script[span[0] : span[1]]
+        for old, new in edits:
+            if old not in body:
+                return None
+            body = body.replace(old, new)
+        return script[: span[0]] + body + script[span[1] :]
+
+    return apply
+
+
+def _insert_before_optimize(lines: Sequence[str]) -> Callable[[str], str]:
+    def insert(script: str) -> str:
+        found = re.search(r"^(?P<indent>[ \t]+)m\.optimize\(", script, flags=re.MULTILINE)
+        if found is None:
+            raise ValueError("the gold script has no m.optimize() call")
+        indent = found["indent"]
+        block = "".join(f"{indent}{line}\n" for line in lines)
+        return script[: found.start()] + block + script[found.start() :]
+
+    return insert
+
+
+def _without_cuts(transform: Transform) -> Transform:
+    """Also drop the gold's joint modules (cuts valid only while every rule holds together)."""
+
+    def apply(script: str, sample: Sample) -> str | None:
+        mutated = transform(script, sample)
+        if mutated is None:
+            return None
+        for name in JOINT_MODULES:
+            if name in module_names(mutated):
+                mutated = remove_module(mutated, name)
+        return mutated
+
+    return apply
+
+
+def _omit(family: Family) -> MutationRule:
+    def apply(script: str, _sample: Sample) -> str | None:
+        return remove_module(script, family.value) if family.value in module_names(script) else None
+
+    return MutationRule(
+        f"omit:{family.value}", family, MutantKind.OMIT, f"the {family.value} module is deleted", _without_cuts(apply)
+    )
+
+
+RELAXATIONS: tuple[MutationRule, ...] = (
+    MutationRule(
+        "relax:coverage_leq",
+        Family.COVERAGE,
+        MutantKind.RELAX,
+        "each customer visited at most once instead of exactly once",
+        _without_cuts(_rewrite_in_module("coverage", ('== 1, name=f"cover[', '<= 1, name=f"cover['))),
+    ),
+    MutationRule(
+        "relax:capacity_global",
+        Family.CAPACITY,
+        MutantKind.RELAX,
+        "one capacity for the whole fleet instead of one per vehicle",
+        _without_cuts(
+            _rewrite_in_module(
+                "capacity",
+                (
+                    'm.addConstr(load <= CAPACITY[k], name=f"capacity[{k}]")',
+                    'm.addConstr(gp.quicksum(DEMAND[i] * visit[i, h] for i in CUSTOMERS for h in range(K)) <= sum(CAPACITY), name=f"capacity[{k}]")',
+                ),
+            )
+        ),
+    ),
+    MutationRule(
+        "relax:capacity_linehaul_only",
+        Family.CAPACITY,
+        MutantKind.RELAX,
+        "backhaul loads not limited (only deliveries checked against capacity)",
+        _without_cuts(
+            _rewrite_in_module("capacity", ('m.addConstr(collected <= CAPACITY[k], name=f"capacity_backhaul[{k}]")', "pass"))
+        ),
+    ),
+    MutationRule(
+        "relax:distance_no_return_leg",
+        Family.DISTANCE,
+        MutantKind.RELAX,
+        "route length counted without the return leg to the depot",
+        _without_cuts(_rewrite_in_module("distance", ("if LEG[i][j] > 0)", "if LEG[i][j] > 0 and j not in DEPOTS)"))),
+    ),
+    MutationRule(
+        "relax:time_window_no_close",
+        Family.TIME_WINDOW,
+        MutantKind.RELAX,
+        "service may start after the window closes (only the opening time is kept)",
+        _without_cuts(
+            _rewrite_in_module(
+                "time_window",
+                ("start[j].LB, start[j].UB = WINDOW[j]", "start[j].LB = WINDOW[j][0]"),
+                # the gold's big-Ms are derived from window closes and would still enforce them
+                ("big_m = max(0.0, ", "big_m = 1e4 + 0.0 * max(0.0, "),
+            )
+        ),
+    ),
+    MutationRule(
+        "relax:compartment_pooled",
+        Family.COMPARTMENT,
+        MutantKind.RELAX,
+        "compartments pooled into one shared hold",
+        _without_cuts(
+            _rewrite_in_module(
+                "compartment",
+                (
+                    'm.addConstr(load <= room, name=f"compartment[{k},{c}]")',
+                    'm.addConstr(gp.quicksum(sum(COMPARTMENT_DEMAND[i]) * visit[i, k] for i in CUSTOMERS) <= sum(COMPARTMENT_CAPACITY[k]), name=f"compartment[{k},{c}]")',
+                ),
+            )
+        ),
+    ),
+)
+
+
+def _used_arcs(solution: Solution, customers: set[int]) -> set[tuple[int, int]]:
+    arcs = {arc for route in solution.routes for arc in route.arcs}
+    return {(i, j) for i, j in arcs if i in customers and j in customers}
+
+
+def _spurious_arc_ban(script: str, sample: Sample) -> str | None:
+    """Forbid a customer-to-customer arc s+ uses but the gold optimum does not."""
+    try:
+        built = build_candidate(sample.gold_code)
+    except VerificationFailure:
+        return None
+    if built.model.SolCount == 0:
+        return None
+    optimum = extract_solution(built.model, sample.instance)
+    customers = set(sample.instance.customer_nodes)
+    candidates = sorted(_used_arcs(sample.probes[0].solution, customers) - _used_arcs(optimum, customers))
+    if not candidates:
+        return None
+    i, j = candidates[0]
+    return _insert_before_optimize([f'm.addConstr(x.sum({i}, {j}, "*") == 0, name="spurious_arc")'])(script)
+
+
+def _spurious_every_vehicle(script: str, _sample: Sample) -> str | None:
+    return _insert_before_optimize(
+        ['for k in range(K):', '    m.addConstr(used[k] == 1, name=f"spurious_use[{k}]")']
+    )(script)
+
+
+SPURIOUS: tuple[MutationRule, ...] = (
+    MutationRule(
+        "spurious:arc_ban",
+        Family.ROUTE_STRUCTURE,
+        MutantKind.SPURIOUS,
+        "an arc that the feasible probe uses (and the optimum does not) is forbidden",
+        _spurious_arc_ban,
+    ),
+    MutationRule(
+        "spurious:every_vehicle_used",
+        Family.ROUTE_STRUCTURE,
+        MutantKind.SPURIOUS,
+        "every vehicle must leave its depot",
+        _spurious_every_vehicle,
+    ),
+)
+
+
+def mutation_rules(variant: str, kinds: Sequence[MutantKind] = tuple(MutantKind)) -> list[MutationRule]:
+    spec = get_variant(variant)
+    rules: list[MutationRule] = []
+    if MutantKind.OMIT in kinds:
+        rules += [_omit(family) for family in spec.families]
+    if MutantKind.RELAX in kinds:
+        rules += [r for r in RELAXATIONS if r.family in spec.families]
+    if MutantKind.SPURIOUS in kinds:
+        rules += list(SPURIOUS)
+    return rules
+
+
+IMPLIED_BY: dict[Family, frozenset[Module]] = {
+    Family.SUBTOUR: frozenset({Module.HTW, Module.STW}),
+}
+"""Families that other rules of the variant already imply, making their omission an *equivalent*
+mutant no verifier can kill: with time windows (hard or soft), start times grow strictly along
+every arc (travel plus service time is positive), so a depot-free cycle is infeasible anyway."""
+
+
+def is_equivalent_omission(variant: str, family: Family) -> bool:
+    return bool(IMPLIED_BY.get(family, frozenset()) & get_variant(variant).modules)
+
+
+class MutantReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    family: Family | None
+    kind: MutantKind
+    description: str
+    samples: int
+    """Samples the mutant applied to and was verified on."""
+    killed_by_diff: bool
+    killed_by_dual: bool
+    caught_by: tuple[str, ...]
+    """Probe names (or "diff" / "build") that failed on some sample."""
+    has_attacker: bool
+    """The variant enables an attacker that targets (or exposes) this family."""
+    equivalent: bool = False
+    """An omission whose rule the variant's other rules imply (see ``IMPLIED_BY``)."""
+
+
+def _failures(verdict: Verdict) -> list[str]:
+    if not verdict.build:
+        return ["build"]
+    found = [] if verdict.diff else ["diff"]
+    return found + [p.name for p in verdict.probes if not p.passed]
+
+
+def run_mutants(
+    samples: Sequence[Sample],
+    *,
+    kinds: Sequence[MutantKind] = tuple(MutantKind),
+    config: VerifyConfig | None = None,
+) -> list[MutantReport]:
+    """Every applicable mutant of the instance behind ``samples``, verified on each sample."""
+    if not samples:
+        raise ValueError("no samples to mutate")
+    variant = get_variant(samples[0].variant)
+    revealed = {f for a in variant.attackers for f in ATTACKERS[a].reveals}
+    reports: list[MutantReport] = []
+    for rule in mutation_rules(variant.name, kinds):
+        applied, diff_kill, dual_kill, caught = 0, False, False, []
+        for sample in samples:
+            code = rule.apply(sample.gold_code, sample)
+            if code is None:
+                continue
+            applied += 1
+            verdict = verify(code, sample, config)
+            failures = _failures(verdict)
+            diff_kill |= "build" in failures or "diff" in failures
+            dual_kill |= bool(failures)
+            caught += [f"{sample.kind}:{name}" for name in failures]
+        if applied:
+            reports.append(
+                MutantReport(
+                    name=rule.name,
+                    family=rule.family,
+                    kind=rule.kind,
+                    description=rule.description,
+                    samples=applied,
+                    killed_by_diff=diff_kill,
+                    killed_by_dual=dual_kill,
+                    caught_by=tuple(dict.fromkeys(caught)),
+                    has_attacker=rule.family in revealed,
+                    equivalent=rule.kind is MutantKind.OMIT and is_equivalent_omission(variant.name, rule.family),
+                )
+            )
+    return reports

@@ -1,0 +1,233 @@
+"""Stage 1 of the pipeline: assemble verified samples (I*, C_gold, reference objective, s+, {s-}).
+
+A probe is kept only when two independent judges agree on its label: the gold script, through the
+same INJ operator that later judges candidates, and the solver-free checker. Their disagreement is
+never a sample; it is counted as ``disagreement`` because it means one of them has a bug.
+
+Structural probes share the relaxed base instance I*; every parameter attack produces its own
+attacked copy I*_a with its own gold script and reference optimum, paired with s+ and its s-.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from vrpcoder.attacks import Attack, AttackSkipped, run_attacks
+from vrpcoder.candidate import BuiltCandidate, build_candidate, model_outcome
+from vrpcoder.checker import check
+from vrpcoder.errors import VerificationFailure
+from vrpcoder.families import Family
+from vrpcoder.feasible import feasible_probe
+from vrpcoder.gold import render_gold
+from vrpcoder.injection import InjVerdict, inject
+from vrpcoder.instances import Instance
+from vrpcoder.probes import Label, Probe
+from vrpcoder.relaxation import relax
+from vrpcoder.sampling import sample_instance
+from vrpcoder.variants import Attacker
+
+BASE_KIND = "base"
+
+
+class Sample(BaseModel):
+    """One verified sample: everything a verifier needs to judge a candidate for this instance."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    variant: str
+    kind: str
+    """``base`` (I* with its structural probes) or the parameter attacker that made I*_a."""
+    profile: int | None = None
+    seed: int | None = None
+    instance: Instance
+    gold_code: str
+    reference_objective: float
+    probes: tuple[Probe, ...]
+    """The feasible probe first, then the violating ones."""
+    node_id_map: dict[str, str] | None = None
+    """Statement node id -> internal node id, for index-rewritten statements (Stage 2)."""
+    statement: str | None = None
+
+
+class ProbeOutcome(StrEnum):
+    KEPT = "kept"
+    NOT_APPLICABLE = "not_applicable"
+    """The attacker found no way to build its probe on this s+ (e.g. no route with two customers)."""
+    GOLD_ERROR = "gold_error"
+    """The gold INJ solve ended without a verdict (time limit, licence)."""
+    GOLD_REJECTS_PLUS = "gold_rejects_plus"
+    """The gold script rejected s+ on the attacked copy."""
+    DISAGREEMENT = "disagreement"
+    """Gold INJ and the checker disagree on a label: a bug in one of them."""
+    NO_FEASIBLE_PROBE = "no_feasible_probe"
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeRecord:
+    """The fate of one candidate probe, for the kept/discarded report."""
+
+    attacker: Attacker | None
+    family: Family | None
+    outcome: ProbeOutcome
+    reason: str = ""
+
+
+@dataclass
+class BuildReport:
+    samples: list[Sample] = field(default_factory=list)
+    records: list[ProbeRecord] = field(default_factory=list)
+
+    def counts(self) -> Counter[tuple[str, str]]:
+        """(probe name, outcome) -> count, the figure `samples grid` prints."""
+        return Counter(
+            ("s+" if r.attacker is None else r.attacker.value, r.outcome.value) for r in self.records
+        )
+
+    def extend(self, other: BuildReport) -> None:
+        self.samples.extend(other.samples)
+        self.records.extend(other.records)
+
+
+@dataclass(frozen=True, slots=True)
+class _GoldModel:
+    code: str
+    built: BuiltCandidate
+    objective: float
+
+
+def _gold_model(instance: Instance, time_limit: float) -> _GoldModel | str:
+    code = render_gold(instance, time_limit=time_limit)
+    try:
+        built = build_candidate(code, time_limit=time_limit)
+    except VerificationFailure as failure:
+        return f"gold script failed: {failure.error.kind.value}: {failure.error.detail}"
+    outcome = model_outcome(built.model)
+    if outcome.status != "optimal" or outcome.objective is None:
+        return f"gold solve ended {outcome.status} without a proven optimum"
+    return _GoldModel(code=code, built=built, objective=outcome.objective)
+
+
+def _judge(gold: _GoldModel, instance: Instance, probe: Probe, time_limit: float) -> ProbeRecord | None:
+    """None when gold INJ and the checker both confirm the probe's label, else the discard record."""
+    result = inject(gold.built, instance, probe, time_limit=time_limit)
+    if result.verdict is InjVerdict.ERROR:
+        detail = result.error.detail if result.error else result.status
+        return ProbeRecord(probe.attacker, probe.family, ProbeOutcome.GOLD_ERROR, detail)
+    gold_label = Label.FEASIBLE if result.verdict is InjVerdict.FEASIBLE else Label.INFEASIBLE
+    report = check(instance, probe.solution)
+    checker_label = Label.FEASIBLE if report.feasible else Label.INFEASIBLE
+    expected = () if probe.family is None else (probe.family,)
+    if gold_label is not probe.label or checker_label is not probe.label or report.families != expected:
+        why = (
+            f"intended {probe.label.value}; gold INJ says {gold_label.value}; "
+            f"checker says {checker_label.value} {[f.value for f in report.families]}"
+        )
+        return ProbeRecord(probe.attacker, probe.family, ProbeOutcome.DISAGREEMENT, why)
+    return None
+
+
+def _violating(attack: Attack) -> Probe:
+    return Probe(label=Label.INFEASIBLE, solution=attack.solution, attacker=attack.attacker, family=attack.family)
+
+
+def _sample_id(instance: Instance, kind: str) -> str:
+    return f"{instance.name}-{kind}"
+
+
+def build_samples(
+    instance: Instance,
+    *,
+    seed: int = 0,
+    time_limit: float = 60.0,
+    fallback_time_limit: float = 15.0,
+) -> BuildReport:
+    """All verified samples of one base instance (the base sample first)."""
+    report = BuildReport()
+    found = feasible_probe(instance, fallback_time_limit=fallback_time_limit)
+    if found is None:
+        report.records.append(ProbeRecord(None, None, ProbeOutcome.NO_FEASIBLE_PROBE, "heuristic and gold fallback failed"))
+        return report
+    relaxed = relax(instance, found.solution)
+    plus = Probe(label=Label.FEASIBLE, solution=found.solution)
+    gold = _gold_model(relaxed, time_limit)
+    if isinstance(gold, str):
+        report.records.append(ProbeRecord(None, None, ProbeOutcome.GOLD_ERROR, gold))
+        return report
+    rejected = _judge(gold, relaxed, plus, time_limit)
+    if rejected is not None:
+        report.records.append(rejected)
+        return report
+    report.records.append(ProbeRecord(None, None, ProbeOutcome.KEPT))
+
+    structural: list[Probe] = []
+    attacked: list[Attack] = []
+    for proposal in run_attacks(relaxed, found.solution, seed=seed):
+        if isinstance(proposal, AttackSkipped):
+            report.records.append(
+                ProbeRecord(proposal.attacker, None, ProbeOutcome.NOT_APPLICABLE, proposal.reason)
+            )
+        elif proposal.bound is None:
+            structural.append(_violating(proposal))
+        else:
+            attacked.append(proposal)
+
+    kept = _keep(gold, relaxed, structural, time_limit, report)
+    report.samples.append(_assemble(relaxed, BASE_KIND, gold, (plus, *kept)))
+    for attack in attacked:
+        _attacked_sample(attack, plus, time_limit, report)
+    return report
+
+
+def _keep(
+    gold: _GoldModel, instance: Instance, probes: Iterable[Probe], time_limit: float, report: BuildReport
+) -> list[Probe]:
+    kept: list[Probe] = []
+    for probe in probes:
+        rejected = _judge(gold, instance, probe, time_limit)
+        if rejected is None:
+            kept.append(probe)
+            report.records.append(ProbeRecord(probe.attacker, probe.family, ProbeOutcome.KEPT))
+        else:
+            report.records.append(rejected)
+    return kept
+
+
+def _attacked_sample(attack: Attack, plus: Probe, time_limit: float, report: BuildReport) -> None:
+    gold = _gold_model(attack.instance, time_limit)
+    if isinstance(gold, str):
+        report.records.append(ProbeRecord(attack.attacker, attack.family, ProbeOutcome.GOLD_ERROR, gold))
+        return
+    if _judge(gold, attack.instance, plus, time_limit) is not None:
+        report.records.append(
+            ProbeRecord(attack.attacker, attack.family, ProbeOutcome.GOLD_REJECTS_PLUS, "s+ not accepted on I*_a")
+        )
+        return
+    kept = _keep(gold, attack.instance, [_violating(attack)], time_limit, report)
+    if kept:
+        report.samples.append(_assemble(attack.instance, attack.attacker.value, gold, (plus, *kept)))
+
+
+def _assemble(instance: Instance, kind: str, gold: _GoldModel, probes: tuple[Probe, ...]) -> Sample:
+    prov = instance.provenance
+    return Sample(
+        id=_sample_id(instance, kind),
+        variant=instance.variant,
+        kind=kind,
+        profile=prov.profile,
+        seed=prov.seed,
+        instance=instance,
+        gold_code=gold.code,
+        reference_objective=gold.objective,
+        probes=probes,
+    )
+
+
+def build_grid_point(variant: str, profile: int, seed: int, *, time_limit: float = 60.0) -> BuildReport:
+    """Sample the instance of (variant, profile, seed) and build its samples."""
+    return build_samples(sample_instance(variant, profile, seed), seed=seed, time_limit=time_limit)
