@@ -1,0 +1,66 @@
+"""Time of one full in-process verification (build + solve + every probe) vs the solve alone.
+
+For each variant a few samples are built; the gold script plays the candidate. The candidate's own
+build-and-solve time is measured separately (a plain build), then a full `verify` is timed. The
+ratio is what constraint injection adds on top of running the candidate. Target: <= 1.5x.
+
+    .venv/bin/python benchmarks/verify_overhead.py [--points 2] [--variants ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+from rich.console import Console
+from rich.progress import track
+from rich.table import Table
+
+from vrpcoder.candidate import build_candidate
+from vrpcoder.samples import build_grid_point
+from vrpcoder.sampling import applicable_profiles
+from vrpcoder.variants import VARIANTS
+from vrpcoder.verification import verify
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--points", type=int, default=2)
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS))
+    args = parser.parse_args()
+    jobs = []
+    for variant in args.variants:
+        profiles = [p for p in applicable_profiles(variant) if p <= 12]
+        jobs += [(variant, profiles[(5 * i + 4) % len(profiles)], i) for i in range(args.points)]
+    rows: dict[str, list[tuple[float, float, int]]] = {}
+    for variant, profile, seed in track(jobs, description="verifying"):
+        for sample in build_grid_point(variant, profile, seed).samples:
+            started = time.perf_counter()
+            build_candidate(sample.gold_code)
+            solve = time.perf_counter() - started
+            started = time.perf_counter()
+            verdict = verify(sample.gold_code, sample)
+            full = time.perf_counter() - started
+            assert verdict.passed, verdict
+            rows.setdefault(variant, []).append((solve, full, len(sample.probes)))
+
+    table = Table(title="full verification vs candidate solve alone (median over samples)")
+    for col in ("variant", "samples", "probes/sample", "solve [s]", "verify [s]", "ratio"):
+        table.add_column(col, justify="left" if col == "variant" else "right")
+    worst = 0.0
+    for variant, values in rows.items():
+        solve = statistics.median(v[0] for v in values)
+        full = statistics.median(v[1] for v in values)
+        ratio = statistics.median(v[1] / v[0] for v in values)
+        worst = max(worst, ratio)
+        table.add_row(variant, str(len(values)), f"{statistics.mean(v[2] for v in values):.1f}",
+                      f"{solve:.3f}", f"{full:.3f}", f"{ratio:.2f}x")
+    Console().print(table)
+    print(f"worst per-variant median ratio: {worst:.2f}x (target <= 1.5x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
