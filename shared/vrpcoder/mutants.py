@@ -21,9 +21,8 @@ from pydantic import BaseModel, ConfigDict
 from vrpcoder.candidate import build_candidate
 from vrpcoder.errors import VerificationFailure
 from vrpcoder.families import Family
-from vrpcoder.gold import extract_solution, module_names, remove_module
+from vrpcoder.gold import JOINT_MODULES, extract_solution, module_names, remove_module
 from vrpcoder.gold.markers import close_marker, open_marker
-from vrpcoder.gold.modules import JOINT_MODULES
 from vrpcoder.samples import Sample
 from vrpcoder.solutions import Solution
 from vrpcoder.verification import Verdict, VerifyConfig, verify
