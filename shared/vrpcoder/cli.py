@@ -9,6 +9,7 @@ ends with a one-line message and exit status 2, a run that produced no answer wi
 from __future__ import annotations
 
 import json
+import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -33,7 +34,7 @@ app.add_typer(instance_app, name="instance")
 app.add_typer(gold_app, name="gold")
 app.add_typer(samples_app, name="samples")
 
-console = Console()
+console = Console(width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)
 
 OutputOpt = Annotated[
