@@ -4,7 +4,8 @@ A verdict that is not a clean pass or fail carries exactly one of these kinds. T
 matters most (after SandboxFusion): faults of the *candidate* (it does not parse, crashes, builds
 something that is not a model, times out) versus faults of *ours* (``infrastructure``,
 ``sandbox_violation`` is the candidate's). Rewards and rejection sampling treat the two
-differently: a candidate fault scores zero, an infrastructure fault scores nothing at all.
+differently: a candidate fault scores zero, an infrastructure fault (or a model too large for the
+size-limited Gurobi licence) scores nothing at all.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ class ErrorKind(StrEnum):
 
     @property
     def is_candidate_fault(self) -> bool:
-        return self is not ErrorKind.INFRASTRUCTURE
+        """False for faults that say nothing about the candidate: ours, and our licence's size
+        limit (a correct but larger formulation must not be scored zero for it)."""
+        return self not in {ErrorKind.INFRASTRUCTURE, ErrorKind.SIZE_LIMITED_LICENCE}
 
 
 class VerificationError(BaseModel):

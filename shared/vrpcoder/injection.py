@@ -222,6 +222,10 @@ class NodeMap:
                 "to translate them into positions",
             )
         missing = [label for label in labels if label not in table]
+        if node_id_map is None and not _is_node_table(table, num_nodes):
+            # The statement used the internal numbers, and a table that does not cover every node
+            # one-to-one is some other variable of the script that happens to share the name.
+            return cls.identity(num_nodes)
         if missing:
             raise VerificationFailure(
                 ErrorKind.INDEX_MISMATCH,
@@ -234,6 +238,10 @@ class NodeMap:
                 f"the script's id2idx does not map the {num_nodes} nodes one-to-one onto 0..{num_nodes - 1}",
             )
         return cls(index)
+
+
+def _is_node_table(table: Mapping[str, int], num_nodes: int) -> bool:
+    return len(table) == num_nodes and sorted(table.values()) == list(range(num_nodes))
 
 
 def _statement_labels(node_id_map: Mapping[str, str] | None, num_nodes: int) -> list[str]:

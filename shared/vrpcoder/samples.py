@@ -51,7 +51,8 @@ class Sample(BaseModel):
     probes: tuple[Probe, ...]
     """The feasible probe first, then the violating ones."""
     node_id_map: dict[str, str] | None = None
-    """Statement node id -> internal node id, for index-rewritten statements (Stage 2)."""
+    """Internal node number -> the id the index-rewritten statement uses (Stage 2), as strings;
+    the verifier composes it with the candidate's own ``id2idx`` / ``node_ids``."""
     statement: str | None = None
 
 

@@ -269,7 +269,18 @@ def test_script_that_does_not_build_gets_a_classified_zero(code: str, kind: Erro
     assert verdict.error is not None and verdict.error.kind is kind
     assert verdict.build is False and verdict.diff is False and verdict.probes == ()
     assert verdict.passed is False
-    assert verdict.reward == 0.0
+    # our licence's size limit says nothing about the candidate: no reward rather than zero
+    assert verdict.reward == (None if kind is ErrorKind.SIZE_LIMITED_LICENCE else 0.0)
+
+
+def test_stray_node_ids_variable_does_not_hijack_the_node_map() -> None:
+    sample = base_sample("CVRP")
+    code = cvrp_two_index_flow(sample.instance).replace(
+        "    return m", "    node_ids = [0, 1, 2]  # an unrelated list that shares the name\n    return m"
+    )
+    assert "node_ids = [0, 1, 2]" in code
+    verdict = verify(code, sample)
+    assert verdict.passed and verdict.reward == pytest.approx(1.0)
 
 
 def test_build_error_names_the_candidates_own_line() -> None:
