@@ -54,21 +54,46 @@ _COLLECTED_FLOW = """
 
 _GROUPS = """
     # Rounded capacity cuts: the vehicles entering a group of customers must carry its demand, so at
-    # least ceil(demand / largest capacity) of them enter it. Groups: each customer with its nearest
-    # neighbours, runs of customers in angular order around the depots, and all customers.
-    centre = [sum(COORDS[d][axis] for d in DEPOTS) / len(DEPOTS) for axis in (0, 1)]
-    by_angle = sorted(CUSTOMERS, key=lambda j: math.atan2(COORDS[j][1] - centre[1], COORDS[j][0] - centre[0]))
-    groups = {frozenset(CUSTOMERS)}
-    for size in range(2, len(CUSTOMERS)):
-        for i in CUSTOMERS:
-            groups.add(frozenset(sorted(CUSTOMERS, key=lambda j: DIST[i][j])[:size]))
-        for first in range(len(by_angle)):
-            groups.add(frozenset(by_angle[(first + t) % len(by_angle)] for t in range(size)))
-    for number, group in enumerate(sorted(groups, key=sorted)):
+    # least ceil(demand / largest capacity) of them enter it.
+    for number, group in enumerate(GROUPS):
         needed = {needed}
-        if needed >= {least}:
-            entering = gp.quicksum({arc_use} for i in range(N) for j in group if i not in group and i != j)
+        if needed >= 2:
+            entering = gp.quicksum({arc_use} for i in range(N) for j in group if i not in group)
             m.addConstr(entering >= needed, name=f"rounded_capacity[{number}]")
+"""
+
+_CLASHES = """
+    # Customers whose windows keep them off a common route each need their own vehicle, so a group
+    # holding such customers is entered at least once per customer of the largest clashing set found.
+    shortest = [row[:] for row in DIST]
+    for via in range(N):
+        for i in range(N):
+            for j in range(N):
+                shortest[i][j] = min(shortest[i][j], shortest[i][via] + shortest[via][j])
+    earliest = {i: max(WINDOW[i][0], min(WINDOW[d][0] + shortest[d][i] for d in DEPOTS)) for i in CUSTOMERS}
+    def can_follow(i, j):
+        begin = max(earliest[i] + SERVICE[i] + shortest[i][j], WINDOW[j][0])
+        back = begin + SERVICE[j] + min(shortest[j][d] for d in DEPOTS)
+        return begin <= WINDOW[j][1] and (OPEN_ROUTES or back <= max(WINDOW[d][1] for d in DEPOTS))
+    def clashing(group):
+        chosen = []
+        for j in sorted(group, key=lambda j: (WINDOW[j][1], j)):
+            if not any(can_follow(i, j) or can_follow(j, i) for i in chosen):
+                chosen.append(j)
+        return len(chosen)
+"""
+
+_DURATION = """
+    # Driving and service along a route fit between the depot's opening and the latest moment any
+    # route can finish (the last window's end, its service and, for closed routes, the way back).
+    finish = max(WINDOW[j][1] + SERVICE[j] + (0.0 if OPEN_ROUTES else max(DIST[j][d] for d in DEPOTS)) for j in CUSTOMERS)
+    if not OPEN_ROUTES:
+        finish = min(finish, max(WINDOW[d][1] for d in DEPOTS))
+    for k in range(K):
+        busy = gp.quicksum(
+            ((SERVICE[i] if i in CUSTOMERS else 0.0) + LEG[i][j]) * x[i, j, k] for i in range(N) for j in range(N) if i != j
+        )
+        m.addConstr(busy <= finish - WINDOW[VEHICLE_DEPOT[k]][0], name=f"duration[{k}]")
 """
 
 _SCALAR_NEED = "math.ceil(sum(DEMAND[i] for i in group) / max(CAPACITY) - 1e-9)"
@@ -83,6 +108,13 @@ _BACKHAUL_NEED = """max(
             math.ceil(sum(DEMAND[i] for i in group if i in LINEHAUL) / max(CAPACITY) - 1e-9),
             math.ceil(sum(DEMAND[i] for i in group if i in BACKHAUL) / max(CAPACITY) - 1e-9),
         )"""
+
+_HETEROGENEOUS_GROUPS = """
+    # Each vehicle that enters a group carries at most its own capacity into it.
+    for number, group in enumerate(GROUPS):
+        room = gp.quicksum(CAPACITY[k] * x[i, j, k] for i in range(N) for j in group if i not in group for k in range(K))
+        m.addConstr(room >= sum(DEMAND[i] for i in group), name=f"vehicle_room[{number}]")
+"""
 
 _HETEROGENEOUS_FLEET = """
     # The vehicles that leave their depots have room for all demand.
@@ -147,23 +179,15 @@ _PICKUP_DELIVERY_TIMES = """
 
 
 _PICKUP_DELIVERY_GROUPS = """
-    # Every group of customers is entered by some vehicle; goods picked up inside a group and
-    # delivered outside leave it on arcs that carry at most a vehicle load each (and vice versa).
-    centre = [sum(COORDS[d][axis] for d in DEPOTS) / len(DEPOTS) for axis in (0, 1)]
-    by_angle = sorted(CUSTOMERS, key=lambda j: math.atan2(COORDS[j][1] - centre[1], COORDS[j][0] - centre[0]))
-    groups = set()
-    for size in range(2, len(CUSTOMERS)):
-        for i in CUSTOMERS:
-            groups.add(frozenset(sorted(CUSTOMERS, key=lambda j: DIST[i][j])[:size]))
-        for first in range(len(by_angle)):
-            groups.add(frozenset(by_angle[(first + t) % len(by_angle)] for t in range(size)))
-    for number, group in enumerate(sorted(groups, key=sorted)):
-        entering = gp.quicksum(arc[i, j] for i in range(N) for j in group if i not in group and i != j)
-        leaving = gp.quicksum(arc[i, j] for i in group for j in range(N) if j not in group and i != j)
+    # Goods picked up inside a group and delivered outside it leave the group on arcs that carry at
+    # most a vehicle load each, and goods delivered inside from outside enter it likewise.
+    for number, group in enumerate(GROUPS):
         inbound = sum(qty for p, d, qty in PAIRS if p not in group and d in group)
         outbound = sum(qty for p, d, qty in PAIRS if p in group and d not in group)
-        m.addConstr(entering >= max(1, {ceil_in}), name=f"enter_group[{number}]")
-        m.addConstr(leaving >= max(1, {ceil_out}), name=f"leave_group[{number}]")
+        entering = gp.quicksum(arc[i, j] for i in range(N) for j in group if i not in group and (i, j) in arc)
+        leaving = gp.quicksum(arc[i, j] for i in group for j in range(N) if j not in group and (i, j) in arc)
+        m.addConstr(entering >= math.ceil(inbound / max(CAPACITY) - 1e-9), name=f"enter_loaded[{number}]")
+        m.addConstr(leaving >= math.ceil(outbound / max(CAPACITY) - 1e-9), name=f"leave_loaded[{number}]")
 """
 
 
@@ -171,15 +195,9 @@ def pickup_delivery_cuts_module(f: ScriptFeatures) -> CodeModule:
     """Joint cuts of pickup-and-delivery variants (precedence and pairing with the route rules)."""
     if not f.pickup_delivery:
         raise ValueError("pickup-and-delivery cuts apply to pickup-and-delivery variants only")
-    ceil_in, ceil_out = (
-        ("math.ceil(inbound / max(CAPACITY) - 1e-9)", "math.ceil(outbound / max(CAPACITY) - 1e-9)")
-        if f.capacity
-        else ("0", "0")
-    )
-    groups = _PICKUP_DELIVERY_GROUPS.replace("{ceil_in}", ceil_in).replace("{ceil_out}", ceil_out)
-    code = _NOTE + _PICKUP_DELIVERY + groups
+    code = _NOTE + _PICKUP_DELIVERY
     if f.capacity:
-        code += _LOAD_FLOOR
+        code += _LOAD_FLOOR + _PICKUP_DELIVERY_GROUPS
     if f.timed:
         code += _PICKUP_DELIVERY_TIMES
     return make_module(AuxModule.VALID_INEQUALITIES, code)
@@ -215,10 +233,13 @@ def valid_inequalities_module(f: ScriptFeatures) -> CodeModule:
     if not f.split:
         code += _USED.replace("{parts}", "(LINEHAUL, BACKHAUL)" if f.backhaul else "(CUSTOMERS,)")
     arc_use = 'x.sum(i, j, "*")' if f.split else "arc[i, j]"
-    least = "2" if f.split else "1"
-    code += _GROUPS.replace("{needed}", _need(f)).replace("{arc_use}", arc_use).replace("{least}", least)
+    need = _need(f)
+    if f.hard_windows:
+        code += _DURATION + _CLASHES
+        need = f"max({need}, clashing(group))"
+    code += _GROUPS.replace("{needed}", need).replace("{arc_use}", arc_use)
     if f.heterogeneous:
-        code += _HETEROGENEOUS_FLEET
+        code += _HETEROGENEOUS_GROUPS + _HETEROGENEOUS_FLEET
         if f.compartments:
             code += _HETEROGENEOUS_COMPARTMENT_FLEET
     return make_module(AuxModule.VALID_INEQUALITIES, code)

@@ -125,5 +125,28 @@ def data_lines(instance: Instance, features: ScriptFeatures) -> list[str]:
     lines += [
         "# Distance a leg counts towards route length and travel cost (return legs are free on open routes).",
         "LEG = [[0.0 if OPEN_ROUTES and j in DEPOTS else DIST[i][j] for j in range(N)] for i in range(N)]",
+        *_GROUPS.strip("\n").splitlines(),
     ]
     return lines
+
+
+_GROUPS = """
+
+
+def customer_groups():
+    \"\"\"Groups of customers that routes tend to serve together, on which cuts are stated: each
+    customer with its nearest neighbours, runs of customers in angular order around the depots,
+    and all customers.\"\"\"
+    centre = [sum(COORDS[d][axis] for d in DEPOTS) / len(DEPOTS) for axis in (0, 1)]
+    by_angle = sorted(CUSTOMERS, key=lambda j: math.atan2(COORDS[j][1] - centre[1], COORDS[j][0] - centre[0]))
+    groups = {frozenset(CUSTOMERS)}
+    for size in range(2, len(CUSTOMERS)):
+        for i in CUSTOMERS:
+            groups.add(frozenset(sorted(CUSTOMERS, key=lambda j: DIST[i][j])[:size]))
+        for first in range(len(by_angle)):
+            groups.add(frozenset(by_angle[(first + t) % len(by_angle)] for t in range(size)))
+    return sorted(groups, key=sorted)
+
+
+GROUPS = customer_groups()
+"""

@@ -1,17 +1,22 @@
 """The code modules of a gold script: a CVRP backbone plus one module per constraint family.
 
 Mutants are derived by deleting or rewriting exactly one module, so each family's rule lives in its
-own module and nowhere else, and no module defines a name another module reads unless it is the
-auxiliary ``variables`` module. Every constraint is valid for every legal plan (probes are injected
-into these models, so cutting off a legal plan would mislabel a probe); the only reductions of the
-search space are the symmetry-breaking rows, which any plan satisfies after relabelling identical
-vehicles.
+own module and nowhere else. Variables and expressions that more than one module reads are declared
+in the auxiliary ``variables`` module, so deleting any other module leaves a script that runs.
+Every constraint is valid for every legal plan (probes are injected into these models, so cutting
+off a legal plan would mislabel a probe); the only reduction of the search space is symmetry
+breaking among identical vehicles, which any plan satisfies after relabelling them.
 
-Known couplings that no arc-based formulation avoids (each is the rule itself, not an extra cut):
-time propagation (hard or soft windows) makes every customer-only cycle infeasible when travel or
+Cuts implied by several families together live in the joint ``valid_inequalities`` module
+(:mod:`vrpcoder.gold.cuts`); the gold optimum does not depend on it, but a single-family mutant
+must be derived from the script without it (``strip_joint_modules``), or it keeps part of the rule.
+
+Couplings that no arc-based formulation avoids (each is the rule itself, not an extra cut): time
+propagation (hard or soft windows) makes every customer-only cycle infeasible when travel or
 service times are positive; the pickup-and-delivery load profile makes cycles with more load picked
 up than delivered infeasible; the backhaul arc ban makes cycles mixing linehaul and backhaul
-customers infeasible. Deleting ``subtour`` from such a variant therefore admits only some cycles.
+customers infeasible; capacity and distance limits count the customers and arcs of a vehicle's
+cycles too. Deleting ``subtour`` from such a variant therefore admits only some cycles.
 """
 
 from __future__ import annotations
@@ -132,6 +137,10 @@ def subtour_module(f: ScriptFeatures) -> CodeModule:
                                 position[i, k] - position[j, k] + n * x[i, j, k] + (n - 2) * x[j, i, k] <= n - 1,
                                 name=f"subtour[{i},{j},{k}]",
                             )
+            # Some vehicle enters every group of customers (subtour elimination cuts).
+            for number, group in enumerate(GROUPS):
+                entering = gp.quicksum(x.sum(i, j, "*") for i in range(N) for j in group if i not in group)
+                m.addConstr(entering >= 1, name=f"enter_group[{number}]")
         """
     else:
         code = """
@@ -145,6 +154,10 @@ def subtour_module(f: ScriptFeatures) -> CodeModule:
                             position[i] - position[j] + n * arc[i, j] + (n - 2) * arc[j, i] <= n - 1,
                             name=f"subtour[{i},{j}]",
                         )
+            # Some vehicle enters every group of customers (subtour elimination cuts).
+            for number, group in enumerate(GROUPS):
+                entering = gp.quicksum(arc[i, j] for i in range(N) for j in group if i not in group and (i, j) in arc)
+                m.addConstr(entering >= 1, name=f"enter_group[{number}]")
         """
     return make_module(Family.SUBTOUR, code)
 
@@ -219,15 +232,24 @@ def distance_module(f: ScriptFeatures) -> CodeModule:
 
 
 _DEPART_AND_TRAVEL = """
+        # No service starts before a vehicle can get there from a depot (shortest paths, so this holds
+        # whatever the distance convention).
+        shortest = [row[:] for row in DIST]
+        for via in range(N):
+            for i in range(N):
+                for j in range(N):
+                    shortest[i][j] = min(shortest[i][j], shortest[i][via] + shortest[via][j])
+        earliest = {j: max(WINDOW[j][0], min(WINDOW[d][0] + shortest[d][j] for d in DEPOTS)) for j in CUSTOMERS}
         for j in CUSTOMERS:
+            start[j].LB = earliest[j]
             for d in DEPOTS:
                 first_arrival = WINDOW[d][0] + DIST[d][j]
                 m.addConstr(
-                    start[j] >= WINDOW[j][0] + (first_arrival - WINDOW[j][0]) * arc[d, j], name=f"depart[{d},{j}]"
+                    start[j] >= earliest[j] + (first_arrival - earliest[j]) * arc[d, j], name=f"depart[{d},{j}]"
                 )
             for i in CUSTOMERS:
                 if i != j:
-                    big_m = max(0.0, {latest_i} + SERVICE[i] + DIST[i][j] - WINDOW[j][0])
+                    big_m = max(0.0, {latest_i} + SERVICE[i] + DIST[i][j] - earliest[j])
                     m.addConstr(
                         start[j] >= start[i] + SERVICE[i] + DIST[i][j] - big_m * (1 - arc[i, j]), name=f"travel[{i},{j}]"
                     )
@@ -261,7 +283,7 @@ def soft_time_window_module(f: ScriptFeatures) -> CodeModule:
         # is paid in the objective. No schedule without needless waiting starts service after `latest`.
         latest = max(w[0] for w in WINDOW.values()) + sum(SERVICE.values()) + len(CUSTOMERS) * max(map(max, DIST))
         for j in CUSTOMERS:
-            start[j].LB, start[j].UB = WINDOW[j][0], latest
+            start[j].UB = latest
     """ + _DEPART_AND_TRAVEL.replace("{latest_i}", "latest") + """
         for j in CUSTOMERS:
             m.addConstr(late[j] >= start[j] - WINDOW[j][1], name=f"late[{j}]")
