@@ -3,12 +3,16 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
-PACKAGES := -e ./shared[test] -e ./services/verifier -e ./services/synth -e ./services/trainer -e ./services/eval
+PACKAGES := -e ./shared[test] -e ./services/verifier[test] -e ./services/synth -e ./services/trainer -e ./services/eval
 PYTEST_ARGS ?=
 
 .PHONY: install run test test-all bench clean
 
 $(STAMP): shared/pyproject.toml services/*/pyproject.toml
+	@# Real parts the tests and the local stack need: Redis and bubblewrap (namespaces sandbox).
+	@command -v redis-server >/dev/null && command -v bwrap >/dev/null || \
+		( (apt-get update -qq && apt-get install -y -qq redis-server bubblewrap) >/dev/null 2>&1 || \
+		  echo "warning: could not install redis-server / bubblewrap with apt-get" >&2 )
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet $(PACKAGES)
@@ -17,7 +21,7 @@ $(STAMP): shared/pyproject.toml services/*/pyproject.toml
 install: $(STAMP)
 
 run: install
-	$(VENV)/bin/vrpcoder demo
+	$(VENV)/bin/vrpcoder verifier demo
 
 test: install
 	$(VENV)/bin/pytest -m "not slow" $(PYTEST_ARGS)

@@ -1,0 +1,33 @@
+"""FastAPI dependencies, as ``Annotated`` aliases the routes declare in their signatures."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+
+from vrpcoder_verifier.api.core.security import check_bearer
+from vrpcoder_verifier.api.service import VerifierService
+from vrpcoder_verifier.settings import Settings
+
+
+def get_service(request: Request) -> VerifierService:
+    service: VerifierService = request.app.state.service
+    return service
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def require_token(
+    settings: Annotated[Settings, Depends(get_settings)],
+    authorization: Annotated[str | None, Header(description="Bearer token")] = None,
+) -> None:
+    check_bearer(authorization, settings)
+
+
+ServiceDep = Annotated[VerifierService, Depends(get_service)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+Authorized = Depends(require_token)

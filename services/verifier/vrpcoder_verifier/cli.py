@@ -1,0 +1,134 @@
+"""`vrpcoder verifier ...`: start the API, a worker, or the whole local stack as a demo.
+
+Registered through the ``vrpcoder.cli`` entry-point group, so the shared CLI never imports this
+package. Settings come from the environment (``VRPCODER_VERIFIER_*``, ``REDIS_URL``); the flags
+here override the few that matter on a command line.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+
+from vrpcoder_verifier.settings import Settings
+
+app = typer.Typer(
+    name="verifier",
+    help="The verifier service: HTTP API, rq workers, and a local demo stack.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+err_console = Console(stderr=True)
+
+NoSandboxOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-sandbox",
+        help="Run candidates in-process, without the sandbox. Only for code you trust (gold scripts, tests).",
+    ),
+]
+RedisOpt = Annotated[
+    str | None, typer.Option("--redis-url", help="Redis URL (default: $REDIS_URL or redis://127.0.0.1:6379/0).")
+]
+
+
+def _settings(**overrides: object) -> Settings:
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})  # type: ignore[arg-type]
+    except ValidationError as exc:
+        err_console.print(f"[bold red]error:[/] invalid settings: {exc}", highlight=False)
+        raise typer.Exit(2) from None
+
+
+@app.command()
+def api(
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0 picks a free one).")] = 8000,
+    redis_url: RedisOpt = None,
+    no_sandbox: NoSandboxOpt = False,
+    anonymous: Annotated[
+        bool, typer.Option("--anonymous", help="Serve /v1 without bearer tokens (local development only).")
+    ] = False,
+    access_log: Annotated[bool, typer.Option(help="Log every request.")] = False,
+    graceful_seconds: Annotated[
+        float, typer.Option(min=0.0, help="On SIGTERM, how long in-flight requests may finish before they are cut.")
+    ] = 5.0,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Serve the HTTP API (FastAPI under uvicorn); jobs go to Redis for the workers."""
+    import uvicorn
+
+    from vrpcoder_verifier.api import create_app
+
+    settings = _settings(
+        redis_url=redis_url, executor="in-process" if no_sandbox else None, allow_anonymous=anonymous or None
+    )
+    try:
+        application = create_app(settings)
+    except ValueError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    uvicorn.run(
+        application,
+        host=host,
+        port=port,
+        log_level=log_level,
+        access_log=access_log,
+        timeout_graceful_shutdown=int(graceful_seconds),
+    )
+
+
+@app.command()
+def worker(
+    name: Annotated[str | None, typer.Option(help="Worker name (default: host-pid-random).")] = None,
+    redis_url: RedisOpt = None,
+    no_sandbox: NoSandboxOpt = False,
+    burst: Annotated[bool, typer.Option(help="Quit once the queue is empty.")] = False,
+    log_level: Annotated[str, typer.Option(help="rq log level.")] = "INFO",
+) -> None:
+    """Take verification jobs from Redis and run each through the sandbox executor (run N of these)."""
+    from vrpcoder_verifier.worker import NoSandboxError, run_worker
+
+    settings = _settings(redis_url=redis_url, executor="in-process" if no_sandbox else None)
+    try:
+        run_worker(settings, name=name, burst=burst, log_level=log_level.upper())
+    except NoSandboxError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+
+
+@app.command()
+def demo(
+    workers: Annotated[int, typer.Option(min=1, max=8, help="Worker processes to start.")] = 2,
+    mutants: Annotated[int, typer.Option(min=0, help="Mutants per variant, besides the gold script.")] = 3,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of every sampled instance.")] = 0,
+    time_limit: Annotated[float, typer.Option(min=0.1, help="Gurobi time limit per solve, in seconds.")] = 30.0,
+    no_sandbox: NoSandboxOpt = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document instead of a table.")] = False,
+) -> None:
+    """Start Redis (or use a running one), the API and workers; verify gold scripts and mutants of all 21 variants."""
+    from vrpcoder_verifier.demo import DemoError, print_rows, run_demo
+
+    try:
+        rows = run_demo(
+            workers=workers, mutants=mutants, seed=seed, time_limit=time_limit,
+            no_sandbox=no_sandbox, progress=not as_json,
+        )
+    except DemoError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        err_console.print("interrupted; everything the demo started has been shut down")
+        raise typer.Exit(130) from None
+    if as_json:
+        import json
+
+        print(json.dumps([row.model_dump(mode="json") for row in rows], indent=2))
+    else:
+        print_rows(rows)
+    if not all(row.as_expected for row in rows):
+        raise typer.Exit(1)

@@ -1,0 +1,220 @@
+"""The forked process that runs one candidate: limits, tripwires, build, then (only then) verify.
+
+This process is untrusted from the moment the candidate's first line runs. Its order of work is
+what keeps the sample away from the candidate's own code: the build is reported *before* the
+sample (without its gold script) is sent here, so code that runs at import time or inside
+``build_model`` has nothing to find. The verdict it sends is checked by the supervisor, never
+trusted as such.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from typing import NoReturn
+
+from pydantic import BaseModel
+from vrpcoder.candidate import BuiltCandidate, build_candidate
+from vrpcoder.errors import ErrorKind, VerificationError, VerificationFailure
+from vrpcoder.verification import verify_built
+
+from vrpcoder_verifier.sandbox.outcomes import EXIT_CRASH, EXIT_OUT_OF_MEMORY, EXIT_REPORT_BROKEN
+from vrpcoder_verifier.sandbox.protocol import (
+    MAX_JOB_FRAME,
+    BuildFailed,
+    Built,
+    Crashed,
+    Disclosure,
+    Finished,
+    JobHeader,
+    Violation,
+    WorkerLimits,
+    encode_frame,
+    read_frame,
+)
+from vrpcoder_verifier.sandbox.tripwire import Guard, install_hook
+
+_PR_SET_PDEATHSIG = 1
+_MAX_VIOLATION_DETAIL = 300
+
+
+@dataclass(frozen=True, slots=True)
+class ChildSetup:
+    header: JobHeader
+    report_fd: int
+    sample_fd: int
+    output_fd: int
+    job_dir: str
+    scratch: str
+    isolated: bool
+    native_roots: tuple[str, ...]
+
+
+def set_limits(limits: WorkerLimits, *, isolated: bool) -> None:
+    """Soft and hard limits alike, so the candidate cannot raise them back.
+
+    RLIMIT_NPROC only inside the sandbox: outside it the count is the service user's processes
+    on the whole host, which has nothing to do with this job.
+    """
+    file_bytes = limits.max_file_mb * 1024 * 1024
+    memory_bytes = limits.memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+    if isolated:
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
+
+
+def _close_all_but(keep: set[int]) -> None:
+    """Close every other descriptor. Empty ranges are skipped: ``os.closerange(n, n)`` becomes
+    ``close_range(n, UINT_MAX)`` in CPython 3.11 and would close everything."""
+    highest = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    highest = highest if 0 < highest < 1 << 20 else 4096
+    start = 0
+    for fd in [*sorted(keep), highest]:
+        if start < fd:
+            os.closerange(start, fd)
+        start = fd + 1
+
+
+def _redirect_stdio(output_fd: int) -> None:
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(output_fd, 1)
+    os.dup2(output_fd, 2)
+    os.close(output_fd)
+
+
+class Reporter:
+    """Writes frames to the supervisor with references bound before the candidate runs."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._write = os.write
+        self._exit = os._exit
+        self._out_of_memory = encode_frame(
+            BuildFailed(
+                error=VerificationError(kind=ErrorKind.MEMORY_LIMIT, detail="out of memory"), seconds=0.0
+            ).model_dump_json().encode()
+        )
+
+    def _raw(self, data: bytes) -> None:
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[self._write(self._fd, view) :]
+        except OSError:
+            self._exit(EXIT_REPORT_BROKEN)
+
+    def send(self, message: BaseModel) -> None:
+        try:
+            data = encode_frame(message.model_dump_json().encode())
+        except MemoryError:
+            self.out_of_memory()
+        self._raw(data)
+
+    def violation(self, detail: str) -> None:
+        self.send(Violation(detail=detail[:_MAX_VIOLATION_DETAIL]))
+
+    def out_of_memory(self) -> NoReturn:
+        self._raw(self._out_of_memory)
+        self._exit(EXIT_OUT_OF_MEMORY)
+
+
+def _flush_output() -> None:
+    """Flush what the candidate printed (best effort: its streams may be replaced)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001, S110 - the candidate's stream objects may do anything
+            pass
+
+
+def _finish(exit_code: int = 0) -> NoReturn:
+    """Leave without running exit handlers the candidate may have registered."""
+    _flush_output()
+    os._exit(exit_code)
+
+
+def _conclude(reporter: Reporter, message: BaseModel) -> NoReturn:
+    """Send the final report *after* the output is flushed: the supervisor answers as soon as the
+    report arrives, and takes only the output already in the pipe with it."""
+    _flush_output()
+    reporter.send(message)
+    os._exit(0)
+
+
+def _prepare(setup: ChildSetup) -> None:
+    os.setpgid(0, 0)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    _redirect_stdio(setup.output_fd)
+    _close_all_but({0, 1, 2, setup.report_fd, setup.sample_fd})
+    os.chdir(setup.job_dir)
+    os.environ["HOME"] = setup.job_dir
+    os.environ["TMPDIR"] = setup.job_dir
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    set_limits(setup.header.limits, isolated=setup.isolated)
+
+
+def _build_phase(setup: ChildSetup, guard: Guard, reporter: Reporter) -> BuiltCandidate:
+    config = setup.header.config
+    started = time.perf_counter()
+    try:
+        built = build_candidate(setup.header.code, time_limit=config.time_limit, threads=config.threads)
+    except VerificationFailure as failure:
+        _conclude(reporter, BuildFailed(error=failure.error, seconds=time.perf_counter() - started))
+    except MemoryError:
+        reporter.out_of_memory()
+    except BaseException as exc:  # noqa: BLE001 - e.g. a KeyboardInterrupt raised by the candidate
+        error = VerificationError(kind=ErrorKind.BUILD_ERROR, detail=f"build_model() raised {type(exc).__name__}")
+        _conclude(reporter, BuildFailed(error=error, seconds=time.perf_counter() - started))
+    problems = guard.problems(built.model)
+    if problems:
+        reporter.violation("; ".join(problems))
+        _finish()
+    reporter.send(Built())
+    return built
+
+
+def run_child(setup: ChildSetup, guard: Guard) -> NoReturn:
+    """Never returns: the process ends with ``os._exit`` whatever the candidate does."""
+    try:
+        _prepare(setup)
+        reporter = Reporter(setup.report_fd)
+        install_hook(reporter.violation, native_roots=setup.native_roots, writable_roots=(setup.scratch,))
+    except BaseException:  # noqa: BLE001 - nothing of the candidate's has run yet: our fault
+        traceback.print_exc()
+        _finish(EXIT_CRASH)
+    built = _build_phase(setup, guard, reporter)
+    frame = read_frame(setup.sample_fd, MAX_JOB_FRAME)
+    if frame is None:
+        _finish()
+    disclosure = Disclosure.model_validate_json(frame)
+    try:
+        verdict = verify_built(built, disclosure.sample, setup.header.config)
+    except MemoryError:
+        reporter.out_of_memory()
+    except Exception:  # noqa: BLE001 - verify_built classifies candidate faults itself
+        problems = guard.problems(built.model)
+        if problems:
+            reporter.violation("; ".join(problems))
+        else:
+            _conclude(reporter, Crashed(detail=traceback.format_exc(limit=-3)[-2000:]))
+        _finish()
+    except BaseException as exc:  # noqa: BLE001 - raised through the verifier by candidate callbacks
+        reporter.violation(f"{type(exc).__name__} raised through the verifier")
+        _finish()
+    problems = guard.problems(built.model)
+    if problems:
+        reporter.violation("; ".join(problems))
+        _finish()
+    _conclude(reporter, Finished(nonce=disclosure.nonce, verdict=verdict))

@@ -1,0 +1,581 @@
+"""SandboxExecutor: verify one untrusted candidate against one sample, in a sandbox, and get a Verdict.
+
+Processes, from the outside in::
+
+    executor (this module, in the service's worker)
+      └─ bwrap ── new pid/net/ipc/uts/cgroup (+user) namespaces, given root, no /proc
+           └─ supervisor (runner.py) ── warm: gurobipy imported once; never runs candidate code
+                └─ child (child.py), one per job ── rlimits, tripwires, the candidate's code
+
+Threat model
+------------
+The candidate is hostile code that wants (a) to harm the host or other jobs, or (b) a better
+verdict than its model earns.
+
+(a) is what the sandbox *guarantees*, by the kernel: no network (own network namespace with
+nothing but a loopback of its own: the host's Redis on 127.0.0.1:6379 is not reachable); no file
+of the host but read-only system/Python/package trees (no host /tmp, no repository, no
+/etc/shadow, no /proc); writes only to a size-capped private tmpfs (``max_file_mb`` per file,
+four times that in all) wiped between jobs; an environment built from
+scratch (no tokens, REDIS_URL or API keys); an unprivileged uid with no capabilities and
+no-new-privs; rlimits on address space, CPU time, processes+threads, file size and core dumps set
+hard, so they cannot be raised back; a wall clock enforced by the supervisor and, as a backstop,
+by this executor; and on every job end a kill of every process left in the pid namespace
+(detached daemons included), or of the whole sandbox when the executor gives up on it.
+
+(b) is *detected*, not guaranteed: INJ must run the candidate's own callbacks inside the model
+the candidate built, so candidate code and the verifier share one interpreter. What holds:
+
+* The verdict never comes from anything the candidate prints: stdout/stderr are a separate pipe,
+  capped (``max_output_kb`` kept, the rest discarded; a flood ends the job with output_limit).
+* Only the supervisor talks to this executor; the candidate's process has no end of that pipe and
+  cannot ptrace or read the supervisor (non-dumpable). Killing the supervisor is a violation.
+* The sample is sent to the candidate's process only after its build was reported, and without
+  the gold script; the verdict must come back after that, with a nonce generated at that moment,
+  and be self-consistent with the sample (probe names/labels, DIFF, passed, reward) -- a blind
+  forgery written to every fd fails, and so does one printed on stdout.
+* Tripwires (see ``tripwire``) report memory introspection, ctypes, foreign native modules,
+  /proc, writes outside scratch, process creation, signals and sockets as violations the moment
+  they happen, and an integrity snapshot finds monkeypatched gurobipy/verifier/builtins, a
+  ``Model`` subclass, attributes shadowing ``Status``/``ObjVal`` on the model, and leftover threads.
+* ``os._exit`` or a crash before the build is reported is a build error; after it, a violation.
+
+What remains possible for a candidate that knows this code: walking interpreter frames
+(``sys._getframe().f_back`` is not audited) to rebind the verifier's locals, or impersonating the
+child's side of the protocol (send a "built" report itself, read the sample, fit a model to the
+probes, send a consistent verdict). Closing those needs INJ out of the candidate's process (its
+model exported, its callbacks lost) -- a change of the verifier's semantics, not of the sandbox.
+
+Per-UID consequence of RLIMIT_NPROC: with bubblewrap as an unprivileged user the count is per
+sandbox (the kernel charges the user of the sandbox's own user namespace). As host root the
+sandbox runs as a private uid per executor (``uid_for_executor``), so the count covers all of that
+executor's jobs, and two executors of different processes sharing a uid by (unlikely) collision
+share one budget. Unsandboxed (``allow_unsandboxed`` and no bubblewrap) there is no NPROC limit at
+all: the count would be the service user's processes on the whole host.
+
+Warm sandboxes: one sandbox serves ``policy.warm_jobs`` jobs in turn (each in a freshly forked
+child, with the sweep and scratch wipe in between), then is replaced; a replacement is started in
+the background as soon as the old one is retired. One executor runs one job at a time; run one
+executor per concurrent job slot. Create the executor in the process (and keep it alive in the
+thread pool) that uses it: the sandbox is tied to a dedicated spawner thread
+(``--die-with-parent`` follows the *thread* that started bubblewrap), and after a ``fork`` the
+executor starts sandboxes of its own rather than sharing its parent's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from vrpcoder.errors import ErrorKind
+from vrpcoder.samples import Sample
+from vrpcoder.verification import Verdict, VerifyConfig
+
+from vrpcoder_verifier.sandbox.bwrap import (
+    SCRATCH,
+    bwrap_command,
+    bwrap_version,
+    find_bwrap,
+    host_layout,
+    python_roots,
+    sandbox_env,
+)
+from vrpcoder_verifier.sandbox.outcomes import failure_verdict
+from vrpcoder_verifier.sandbox.policy import SandboxPolicy
+from vrpcoder_verifier.sandbox.protocol import (
+    SUPERVISOR_MESSAGE,
+    FrameError,
+    JobDone,
+    JobHeader,
+    Ready,
+    RunnerConfig,
+    WorkerLimits,
+    disclosed_sample,
+    encode_frame,
+    read_frame,
+)
+
+Mechanism = Literal["bubblewrap", "none"]
+
+START_SECONDS = 120.0
+"""A cold sandbox (interpreter, gurobipy, pydantic) must say ready within this; generous because
+two cores are shared with solves."""
+ANSWER_GRACE_SECONDS = 5.0
+"""The supervisor enforces the wall clock itself; the executor waits this much longer."""
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+UID_BASE = 1_500_000_000
+"""Private uids for host-root mode, far above any real account."""
+RETIRING_KINDS = frozenset({ErrorKind.SANDBOX_VIOLATION, ErrorKind.INFRASTRUCTURE})
+_PROBE_SCRATCH_BYTES = 16 * 1024 * 1024
+_TEARDOWN_SECONDS = 10.0
+_CLOSE_SECONDS = 5.0
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+_STDERR_TAIL = 4000
+
+_uids = itertools.count()
+DEFAULT_POLICY = SandboxPolicy()
+
+
+class SandboxUnavailable(RuntimeError):
+    """No sandbox can be had here, and the policy does not allow running candidates without one."""
+
+
+class SandboxStatus(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    available: bool
+    mechanism: Mechanism
+    detail: str
+
+
+class ExecutionRecord(BaseModel):
+    """A verdict with what the sandbox saw of the job (for logs and debugging, never for scoring)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    verdict: Verdict
+    output: str
+    """The first ``max_output_kb`` of the candidate's stdout+stderr, decoded leniently."""
+    output_bytes: int
+    """Everything it wrote, kept or not."""
+    output_truncated: bool
+    violations: tuple[str, ...]
+    worker_exit: str
+    cpu_seconds: float | None
+    wall_seconds: float
+    mechanism: Mechanism
+    warm: bool
+    """Whether the job ran in a sandbox that had already served another job."""
+
+
+def uid_for_executor() -> int:
+    """A private uid per executor (host-root mode): its RLIMIT_NPROC budget is its own."""
+    return UID_BASE + (os.getpid() % 1_000_000) * 64 + next(_uids) % 64
+
+
+def _running_as_root() -> bool:
+    return os.geteuid() == 0
+
+
+@functools.lru_cache(maxsize=1)
+def sandbox_status() -> SandboxStatus:
+    """Whether bubblewrap can build our sandbox on this host (probed once per process;
+    ``sandbox_status.cache_clear()`` probes again)."""
+    bwrap = find_bwrap()
+    if bwrap is None:
+        return SandboxStatus(
+            available=False,
+            mechanism="none",
+            detail="bwrap not found on PATH (Debian/Ubuntu: apt-get install -y bubblewrap); "
+            "untrusted candidates are refused unless running unsandboxed is allowed (rlimits only)",
+        )
+    root = _running_as_root()
+    layout = host_layout(_PROBE_SCRATCH_BYTES, UID_BASE if root else None)
+    command = bwrap_command(bwrap, layout, [sys.executable, "-I", "-S", "-c", "pass"])
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return SandboxStatus(available=False, mechanism="none", detail=f"bubblewrap probe failed: {exc}")
+    if done.returncode != 0:
+        why = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        return SandboxStatus(available=False, mechanism="none", detail=f"bubblewrap cannot build the sandbox: {why}")
+    mode = "host root: private uid, no user namespace" if root else "unprivileged: user namespace"
+    return SandboxStatus(
+        available=True,
+        mechanism="bubblewrap",
+        detail=f"{bwrap_version(bwrap)} ({mode}); no network, no /proc, read-only system, private /tmp",
+    )
+
+
+class _StartFailed(RuntimeError):
+    pass
+
+
+class _SessionLost(RuntimeError):
+    pass
+
+
+class _OutOfTurn(RuntimeError):
+    """The supervisor answered something other than this job: a bug of ours, not the candidate's."""
+
+
+@dataclass
+class _Session:
+    """One running sandbox (bubblewrap + supervisor) and its two pipes."""
+
+    process: subprocess.Popen[bytes]
+    job_fd: int
+    result_fd: int
+    stderr: IO[bytes]
+    scratch_dir: str | None
+    namespace_init: int | None
+    """A pidfd on the pid namespace's init (bubblewrap mode): it ends only once every process in
+    the namespace has been killed and reaped."""
+    jobs: int = 0
+    closed: bool = field(default=False)
+
+    def alive(self) -> bool:
+        return not self.closed and self.process.poll() is None
+
+    def stderr_tail(self) -> str:
+        with contextlib.suppress(OSError, ValueError):
+            self.stderr.seek(0, os.SEEK_END)
+            size = self.stderr.tell()
+            self.stderr.seek(max(0, size - _STDERR_TAIL))
+            return self.stderr.read().decode("utf-8", errors="replace")
+        return ""
+
+    def cpu_seconds(self) -> float:
+        """CPU time of every process of this sandbox so far (reaped children included), read
+        from /proc: bubblewrap's init does not pass its children's times on to us."""
+        total = 0.0
+        pending = [self.process.pid]
+        while pending:
+            pid = pending.pop()
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            except OSError:
+                continue
+            total += sum(int(value) for value in fields[11:15]) / _CLOCK_TICKS
+            pending.extend(int(child) for child in children)
+        return total
+
+    def close(self) -> None:
+        """End an idle sandbox in order: the supervisor sees the job channel close and exits,
+        then bubblewrap does (and the CPU time of all of them reaches our rusage). A sandbox that
+        does not go within a few seconds is killed."""
+        if self.closed:
+            return
+        with contextlib.suppress(OSError):
+            os.close(self.job_fd)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=_CLOSE_SECONDS)
+        self.kill()
+
+    def kill(self) -> None:
+        """Kill bubblewrap and the namespace's init, and wait until the namespace is empty: when
+        this returns, no process of the sandbox (detached daemons included) is left."""
+        if self.closed:
+            return
+        self.closed = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        if self.namespace_init is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                signal.pidfd_send_signal(self.namespace_init, signal.SIGKILL)
+            select.select([self.namespace_init], [], [], _TEARDOWN_SECONDS)
+            os.close(self.namespace_init)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=_TEARDOWN_SECONDS)
+        for fd in (self.job_fd, self.result_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(OSError, ValueError):
+            self.stderr.close()
+        if self.scratch_dir is not None:
+            shutil.rmtree(self.scratch_dir, ignore_errors=True)
+
+
+def _write_before(fd: int, data: bytes, deadline: float) -> None:
+    """Write all of ``data`` to a non-blocking fd, or raise TimeoutError at ``deadline``."""
+    view = memoryview(data)
+    while view:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([], [fd], [], left)[1]:
+            raise TimeoutError("the sandbox did not take the job in time")
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            continue
+
+
+def _namespace_init(info_fd: int, deadline: float) -> int:
+    """A pidfd on the namespace's init, from bubblewrap's ``--info-fd`` JSON."""
+    raw = b""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([info_fd], [], [], left)[0]:
+            raise _StartFailed("bubblewrap did not report its sandbox")
+        chunk = os.read(info_fd, 4096)
+        if not chunk:
+            break
+        raw += chunk
+    try:
+        child_pid = int(json.loads(raw)["child-pid"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise _StartFailed(f"bubblewrap reported no sandbox pid: {raw[:200]!r}") from exc
+    try:
+        return os.pidfd_open(child_pid)
+    except OSError as exc:
+        raise _StartFailed(f"the sandbox ended at once: {exc}") from exc
+
+
+def _start_session(policy: SandboxPolicy, sandboxed: bool, uid: int | None) -> _Session:
+    job_r, job_w = os.pipe()
+    result_r, result_w = os.pipe()
+    info_r, info_w = os.pipe() if sandboxed else (-1, -1)
+    scratch_dir = None if sandboxed else tempfile.mkdtemp(prefix="vrpcoder-sandbox-")
+    config = RunnerConfig(
+        job_fd=job_r,
+        result_fd=result_w,
+        scratch=SCRATCH if sandboxed else str(scratch_dir),
+        isolated=sandboxed,
+        drop_uid=uid,
+        native_roots=python_roots(),
+    )
+    argv = [sys.executable, "-I", "-B", "-m", "vrpcoder_verifier.sandbox.runner", config.model_dump_json()]
+    passed = (job_r, result_w, info_w) if sandboxed else (job_r, result_w)
+    if sandboxed:
+        bwrap = find_bwrap()
+        if bwrap is None:
+            raise _StartFailed("bwrap disappeared from PATH")
+        command = bwrap_command(bwrap, host_layout(policy.scratch_bytes, uid), argv, info_fd=info_w)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+        cwd = "/"
+    else:
+        command = argv
+        env = dict(sandbox_env(str(scratch_dir), dict(os.environ)))
+        cwd = str(scratch_dir)
+    stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the session, closed by kill()
+    try:
+        process = subprocess.Popen(
+            command, pass_fds=passed, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=stderr, env=env, cwd=cwd, start_new_session=True,
+        )
+    except OSError as exc:
+        for fd in (job_w, result_r, info_r):
+            if fd >= 0:
+                os.close(fd)
+        raise _StartFailed(f"could not start the sandbox: {exc}") from exc
+    finally:
+        for fd in passed:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    os.set_blocking(job_w, False)
+    session = _Session(
+        process=process, job_fd=job_w, result_fd=result_r, stderr=stderr, scratch_dir=scratch_dir, namespace_init=None
+    )
+    deadline = time.monotonic() + START_SECONDS
+    try:
+        if sandboxed:
+            session.namespace_init = _namespace_init(info_r, deadline)
+        frame = read_frame(result_r, MAX_ANSWER_BYTES, deadline=deadline)
+        ready = SUPERVISOR_MESSAGE.validate_json(frame) if frame is not None else None
+    except (TimeoutError, FrameError, ValidationError, OSError, _StartFailed) as exc:
+        session.kill()
+        raise _StartFailed(f"the sandbox did not start ({exc}): {session.stderr_tail()[-500:]}") from exc
+    finally:
+        if info_r >= 0:
+            os.close(info_r)
+    if not isinstance(ready, Ready):
+        session.kill()
+        raise _StartFailed(f"the sandbox did not start: {session.stderr_tail()[-500:] or 'no output'}")
+    return session
+
+
+class SandboxExecutor:
+    """Runs candidates in warm sandboxes, one job at a time (see the module docstring)."""
+
+    def __init__(self, policy: SandboxPolicy = DEFAULT_POLICY) -> None:
+        status = sandbox_status()
+        if not status.available and not policy.allow_unsandboxed:
+            raise SandboxUnavailable(status.detail)
+        self.policy = policy
+        self._sandboxed = status.available
+        self._host_status = status
+        self._setup_process_state()
+
+    def _setup_process_state(self) -> None:
+        self._owner_pid = os.getpid()
+        self._lock = threading.Lock()
+        self._spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spawner")
+        self._uid = uid_for_executor() if self._sandboxed and _running_as_root() else None
+        self._current: _Session | None = None
+        self._next: Future[_Session] | None = None
+        self._closed = False
+
+    @property
+    def status(self) -> SandboxStatus:
+        if self._sandboxed:
+            return self._host_status
+        return SandboxStatus(
+            available=False,
+            mechanism="none",
+            detail=f"UNSANDBOXED (allowed by policy): rlimits only, no namespaces; {self._host_status.detail}",
+        )
+
+    @property
+    def mechanism(self) -> Mechanism:
+        return "bubblewrap" if self._sandboxed else "none"
+
+    def verify(self, candidate_code: str, sample: Sample, config: VerifyConfig) -> Verdict:
+        """Never raises for anything the candidate does; sandbox faults come back as
+        ``infrastructure`` verdicts (reward None)."""
+        return self.execute(candidate_code, sample, config).verdict
+
+    def warm_up(self) -> None:
+        """Start a sandbox now rather than on the first job."""
+        with self._lock:
+            self._check_fork()
+            with contextlib.suppress(_StartFailed):
+                self._acquire()
+
+    def execute(self, candidate_code: str, sample: Sample, config: VerifyConfig) -> ExecutionRecord:
+        with self._lock:
+            self._check_fork()
+            if self._closed:
+                raise RuntimeError("the executor is closed")
+            started = time.monotonic()
+            try:
+                return self._execute(candidate_code, sample, config, started)
+            except Exception as exc:  # noqa: BLE001 - our own fault must still become a verdict
+                self._retire()
+                verdict = failure_verdict(sample, ErrorKind.INFRASTRUCTURE, f"sandbox executor failed: {exc!r}")
+                return self._record(verdict, started, warm=False)
+            except BaseException:
+                self._retire()  # interrupted mid-job: the session's channel is out of step
+                raise
+
+    def sandbox_cpu_seconds(self) -> float:
+        """CPU seconds used so far by the current sandbox's processes (0 without one); a
+        diagnostic for overhead measurements and metrics."""
+        with self._lock:
+            session = self._current
+            return session.cpu_seconds() if session is not None and session.alive() else 0.0
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._retire(restart=False, graceful=True)
+            pending, self._next = self._next, None
+            if pending is not None:
+                with contextlib.suppress(Exception):
+                    pending.result().close()
+            self._spawner.shutdown(wait=False)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _check_fork(self) -> None:
+        if os.getpid() != self._owner_pid:
+            self._setup_process_state()
+
+    def _spawn(self) -> Future[_Session]:
+        return self._spawner.submit(_start_session, self.policy, self._sandboxed, self._uid)
+
+    def _acquire(self) -> tuple[_Session, bool]:
+        if self._current is not None and self._current.alive():
+            return self._current, self._current.jobs > 0
+        if self._current is not None:
+            self._current.kill()
+            self._current = None
+        pending, self._next = self._next or self._spawn(), None
+        self._current = pending.result()
+        return self._current, False
+
+    def _retire(self, *, restart: bool = True, graceful: bool = False) -> None:
+        if self._current is not None:
+            if graceful:
+                self._current.close()
+            else:
+                self._current.kill()
+            self._current = None
+        if restart and self._next is None and not self._closed:
+            self._next = self._spawn()
+
+    def _record(self, verdict: Verdict, started: float, *, warm: bool, done: JobDone | None = None) -> ExecutionRecord:
+        return ExecutionRecord(
+            verdict=verdict,
+            output=done.output if done else "",
+            output_bytes=done.output_bytes if done else 0,
+            output_truncated=done is not None and done.output_bytes > self.policy.max_output_bytes,
+            violations=done.violations if done else (),
+            worker_exit=done.worker_exit if done else "",
+            cpu_seconds=done.cpu_seconds if done else None,
+            wall_seconds=time.monotonic() - started,
+            mechanism=self.mechanism,
+            warm=warm,
+        )
+
+    def _execute(self, code: str, sample: Sample, config: VerifyConfig, started: float) -> ExecutionRecord:
+        try:
+            session, warm = self._acquire()
+        except _StartFailed as exc:
+            return self._record(failure_verdict(sample, ErrorKind.INFRASTRUCTURE, str(exc)), started, warm=False)
+        policy = self.policy
+        header = JobHeader(
+            job_id=uuid.uuid4().hex,
+            code=code,
+            config=config,
+            limits=WorkerLimits(
+                cpu_seconds=policy.cpu_seconds,
+                memory_mb=policy.memory_mb,
+                max_processes=policy.max_processes,
+                max_file_mb=policy.max_file_mb,
+            ),
+            wall_seconds=policy.wall_seconds,
+            max_output_bytes=policy.max_output_bytes,
+            output_flood_bytes=policy.output_flood_bytes,
+        )
+        deadline = time.monotonic() + policy.wall_seconds + ANSWER_GRACE_SECONDS
+        payload = encode_frame(header.model_dump_json().encode()) + encode_frame(
+            disclosed_sample(sample).model_dump_json().encode()
+        )
+        try:
+            _write_before(session.job_fd, payload, deadline)
+            frame = read_frame(session.result_fd, MAX_ANSWER_BYTES, deadline=deadline)
+            if frame is None:
+                raise _SessionLost("the sandbox closed its result channel")
+            done = SUPERVISOR_MESSAGE.validate_json(frame)
+            if not isinstance(done, JobDone) or done.job_id != header.job_id:
+                raise _OutOfTurn("the sandbox answered out of turn")
+        except TimeoutError:
+            self._retire()
+            detail = f"wall-clock limit of {policy.wall_seconds:g} s exceeded (the sandbox stopped answering; killed)"
+            return self._record(failure_verdict(sample, ErrorKind.TIMEOUT, detail), started, warm=warm)
+        except (_SessionLost, OSError) as exc:
+            verdict = self._lost_verdict(session, sample, exc)
+            self._retire()
+            return self._record(verdict, started, warm=warm)
+        session.jobs += 1
+        error = done.verdict.error
+        if error is not None and error.kind in RETIRING_KINDS:
+            self._retire()
+        elif session.jobs >= policy.warm_jobs:
+            self._retire(graceful=True)
+        return self._record(done.verdict, started, warm=warm, done=done)
+
+    @staticmethod
+    def _lost_verdict(session: _Session, sample: Sample, exc: Exception) -> Verdict:
+        """The supervisor vanished mid-job: our bug if it left a traceback, else the candidate's doing."""
+        session.kill()
+        tail = session.stderr_tail()
+        if "Traceback" in tail:
+            last = (tail.strip().splitlines() or [""])[-1]
+            return failure_verdict(sample, ErrorKind.INFRASTRUCTURE, f"the sandbox supervisor failed: {last}")
+        return failure_verdict(
+            sample,
+            ErrorKind.SANDBOX_VIOLATION,
+            f"the sandbox supervisor was killed during the job ({exc}; exit status {session.process.returncode})",
+        )

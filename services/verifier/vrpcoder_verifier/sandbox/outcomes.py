@@ -1,0 +1,164 @@
+"""How the end of a candidate's process becomes a verdict: the error taxonomy of the sandbox.
+
+The candidate's process can die in ways the in-process verifier never sees (signals from
+rlimits, ``os._exit``, a killed supervisor), and whatever it *says* may be forged. So the
+supervisor's facts about the process rank first: a recorded violation beats everything, then
+the supervisor's own kills (output flood, wall clock), then a verdict that arrived in order with
+the right nonce and is consistent with the sample, then what the exit status tells.
+
+Every abnormal end scores like a failed build (reward 0, ``build`` false) even when it happened
+during the probes: a candidate that hangs or crashes the verifier earns nothing for its build.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+from dataclasses import dataclass
+from enum import StrEnum
+
+from vrpcoder.errors import ErrorKind, VerificationError
+from vrpcoder.samples import Sample
+from vrpcoder.verification import Verdict, VerifyConfig, reward
+
+EXIT_OUT_OF_MEMORY = 86
+"""The candidate's process ran out of memory while reporting (RLIMIT_AS)."""
+EXIT_REPORT_BROKEN = 87
+"""The report pipe was closed or replaced under the reporting code."""
+EXIT_CRASH = 88
+"""Our code in the candidate's process raised where it never should (its traceback is in the
+captured output)."""
+
+_MEMORY_SIGNAL_FRACTION = 0.9
+"""A process killed by a signal with a peak RSS this close to its limit ran out of memory."""
+_REWARD_TOLERANCE = 1e-9
+
+
+class Phase(StrEnum):
+    BUILDING = "building"
+    """The candidate's own code runs; the sample has not been disclosed."""
+    VERIFYING = "verifying"
+    """The build was reported; the sample was disclosed; DIFF and INJ run."""
+    DONE = "done"
+
+
+def failure_verdict(sample: Sample, kind: ErrorKind, detail: str, seconds: float = 0.0) -> Verdict:
+    """The verdict of a job that produced no trustworthy verdict of its own."""
+    return Verdict(
+        sample_id=sample.id,
+        build=False,
+        status=None,
+        objective=None,
+        reference_objective=sample.reference_objective,
+        diff=False,
+        probes=(),
+        passed=False,
+        reward=0.0 if kind.is_candidate_fault else None,
+        error=VerificationError(kind=kind, detail=detail),
+        build_seconds=seconds,
+    )
+
+
+def verdict_inconsistency(verdict: Verdict, sample: Sample, config: VerifyConfig) -> str | None:
+    """Why a reported verdict cannot be the verifier's own for this sample, or None.
+
+    Recomputes everything derivable from the sample and the verdict's own facts, so a forged
+    verdict has to be self-consistent down to the reward.
+    """
+    if verdict.sample_id != sample.id:
+        return f"verdict for sample {verdict.sample_id!r}, job was {sample.id!r}"
+    if verdict.reference_objective != sample.reference_objective:
+        return "reference objective differs from the sample's"
+    if not verdict.build:
+        return "a finished verification must have built"
+    expected = [(p.name, p.label) for p in sample.probes]
+    if [(p.name, p.label) for p in verdict.probes] != expected:
+        return "probe results do not match the sample's probes"
+    within = verdict.objective is not None and math.isfinite(verdict.objective) and (
+        abs(verdict.objective - sample.reference_objective) <= config.diff_tolerance
+    )
+    if verdict.diff != within:
+        return "DIFF does not follow from the objective"
+    if verdict.passed != (verdict.diff and bool(verdict.probes) and all(p.passed for p in verdict.probes)):
+        return "passed does not follow from DIFF and the probes"
+    infrastructure = verdict.error is not None and not verdict.error.kind.is_candidate_fault
+    if infrastructure:
+        return None if verdict.reward is None else "an infrastructure fault carries no reward"
+    earned = reward(True, verdict.diff, verdict.inj_fraction, config.weights)
+    if verdict.reward is None or abs(verdict.reward - earned) > _REWARD_TOLERANCE:
+        return "reward does not follow from the verdict"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerEnd:
+    """Everything the supervisor knows when a candidate's process is over."""
+
+    phase: Phase
+    verdict: Verdict | None
+    """The verdict that arrived in order and passed the consistency check, if any."""
+    violations: tuple[str, ...]
+    crash: str | None
+    """Our own code in the candidate's process failed (reported, and the integrity check held)."""
+    flooded: bool
+    timed_out: bool
+    exit_code: int | None
+    signal: int | None
+    cpu_seconds: float | None
+    """None for a child that reported its result and was not waited for."""
+    max_rss_kb: int
+    elapsed: float
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def conclude(end: WorkerEnd, sample: Sample, *, cpu_limit: int, memory_mb: int, wall_seconds: float) -> Verdict:
+    """The job's verdict from the supervisor's facts, strongest evidence first."""
+    if end.violations:
+        shown = "; ".join(end.violations[:3])
+        more = f" (+{len(end.violations) - 3} more)" if len(end.violations) > 3 else ""
+        return failure_verdict(sample, ErrorKind.SANDBOX_VIOLATION, shown + more, end.elapsed)
+    if end.flooded:
+        return failure_verdict(sample, ErrorKind.OUTPUT_LIMIT, "the candidate flooded stdout/stderr", end.elapsed)
+    if end.timed_out:
+        return failure_verdict(
+            sample, ErrorKind.TIMEOUT, f"wall-clock limit of {wall_seconds:g} s exceeded", end.elapsed
+        )
+    if end.verdict is not None:
+        return end.verdict
+    if end.crash is not None:
+        return failure_verdict(sample, ErrorKind.INFRASTRUCTURE, end.crash, end.elapsed)
+    return _from_exit(end, sample, cpu_limit=cpu_limit, memory_mb=memory_mb)
+
+
+def _from_exit(end: WorkerEnd, sample: Sample, *, cpu_limit: int, memory_mb: int) -> Verdict:
+    if end.signal is not None:
+        name = _signal_name(end.signal)
+        if end.signal == signal.SIGXCPU or (end.signal == signal.SIGKILL and (end.cpu_seconds or 0.0) >= cpu_limit):
+            return failure_verdict(sample, ErrorKind.TIMEOUT, f"CPU-time limit of {cpu_limit} s exceeded", end.elapsed)
+        if end.signal == signal.SIGXFSZ:
+            return failure_verdict(sample, ErrorKind.OUTPUT_LIMIT, "file-size limit exceeded", end.elapsed)
+        if end.max_rss_kb >= _MEMORY_SIGNAL_FRACTION * memory_mb * 1024:
+            return failure_verdict(sample, ErrorKind.MEMORY_LIMIT, f"killed by {name} at the memory limit", end.elapsed)
+        if end.phase is Phase.VERIFYING:
+            return failure_verdict(sample, ErrorKind.SANDBOX_VIOLATION, f"killed by {name} during verification", end.elapsed)
+        return failure_verdict(sample, ErrorKind.BUILD_ERROR, f"the interpreter was killed by {name}", end.elapsed)
+    code = end.exit_code
+    if code == EXIT_OUT_OF_MEMORY:
+        return failure_verdict(sample, ErrorKind.MEMORY_LIMIT, "out of memory", end.elapsed)
+    if code == EXIT_CRASH:
+        return failure_verdict(sample, ErrorKind.INFRASTRUCTURE, "the verifier failed in the sandbox", end.elapsed)
+    if code == EXIT_REPORT_BROKEN:
+        return failure_verdict(sample, ErrorKind.SANDBOX_VIOLATION, "the report channel was tampered with", end.elapsed)
+    if end.phase is Phase.BUILDING:
+        return failure_verdict(
+            sample, ErrorKind.BUILD_ERROR, f"the process exited (status {code}) before build_model returned", end.elapsed
+        )
+    return failure_verdict(
+        sample, ErrorKind.SANDBOX_VIOLATION, f"the process exited (status {code}) during verification", end.elapsed
+    )

@@ -1,0 +1,57 @@
+"""The limits of one sandboxed verification, as one typed record.
+
+Every limit is enforced twice where it can be: by the kernel on the process that runs candidate
+code (rlimits, namespaces), and by a supervisor that never runs candidate code (wall clock,
+captured output). The record is frozen so that a policy handed to an executor cannot change under
+a job that is already running.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+OUTPUT_FLOOD_FACTOR = 64
+"""Output beyond ``max_output_kb`` is discarded; output beyond this multiple of it ends the job."""
+
+SCRATCH_FILE_FACTOR = 4
+"""The private scratch filesystem holds this many files of the maximum file size."""
+
+
+class SandboxPolicy(BaseModel):
+    """Limits per job. ``allow_unsandboxed`` only permits a fallback when no sandbox can be had."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    wall_seconds: float = Field(default=120.0, gt=0.0)
+    """Wall clock for one whole verification (candidate build, its solve and every probe)."""
+    cpu_seconds: int = Field(default=120, ge=1)
+    """RLIMIT_CPU of the candidate's process: SIGXCPU at this many seconds, SIGKILL one later."""
+    memory_mb: int = Field(default=2048, ge=1)
+    """RLIMIT_AS of the candidate's process. Address space, not resident memory: the warm
+    interpreter with gurobipy and numpy already maps about 250 MB of it."""
+    max_processes: int = Field(default=64, ge=1)
+    """RLIMIT_NPROC: processes *and threads* of the sandbox's user, counted by the kernel per
+    user (see the executor module for which user that is in each mode)."""
+    max_file_mb: int = Field(default=16, ge=1)
+    """RLIMIT_FSIZE: the largest file the candidate can write (writes past it fail with EFBIG)."""
+    max_output_kb: int = Field(default=256, ge=1)
+    """Captured stdout+stderr; the rest is read and discarded (truncation, not an error), unless
+    the candidate floods past ``OUTPUT_FLOOD_FACTOR`` times this, which ends the job with
+    ``output_limit``."""
+    allow_unsandboxed: bool = False
+    warm_jobs: int = Field(default=100, ge=1)
+    """Jobs one warm sandbox serves before it is replaced by a fresh one (1: a fresh sandbox, and
+    a fresh interpreter start-up, for every job). A sandbox is also replaced after any job that
+    ended with a timeout, a sandbox violation or an infrastructure fault."""
+
+    @property
+    def max_output_bytes(self) -> int:
+        return self.max_output_kb * 1024
+
+    @property
+    def output_flood_bytes(self) -> int:
+        return self.max_output_bytes * OUTPUT_FLOOD_FACTOR
+
+    @property
+    def scratch_bytes(self) -> int:
+        return self.max_file_mb * SCRATCH_FILE_FACTOR * 1024 * 1024

@@ -1,0 +1,503 @@
+"""The process bubblewrap starts: a warm supervisor that forks one fresh child per job.
+
+Start-up (interpreter, ``import gurobipy``, pydantic models, the integrity snapshot) is paid once
+per sandbox; each job then costs a ``fork``. Everything loaded by then is moved out of the
+garbage collector's reach (``gc.freeze``), so a child's collections do not touch, and thereby
+copy, the whole inherited heap. The supervisor itself never runs candidate code. It
+is made non-dumpable, so the candidate's process (same uid) can neither ptrace it nor read its
+memory, and it alone holds the pipe to the executor. Per job it
+
+1. forks the child (limits, tripwires, build; see ``child``) and only then reads the sample,
+2. enforces the wall clock and the output cap, discards output past the cap,
+3. answers the child's build report with the sample (no gold script) and a fresh nonce,
+4. accepts a verdict only in that order, with that nonce, consistent with the sample,
+5. kills every process the job left (inside the pid namespace: all it can see) and wipes the
+   scratch filesystem before the next job.
+
+Run as ``python -I -B -m vrpcoder_verifier.sandbox.runner '<RunnerConfig JSON>'``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import fcntl
+import gc
+import hmac
+import os
+import resource
+import secrets
+import selectors
+import shutil
+import signal
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import gurobipy as gp
+from pydantic import ValidationError
+from vrpcoder.errors import ErrorKind
+from vrpcoder.samples import Sample
+from vrpcoder.verification import Verdict
+
+from vrpcoder_verifier.sandbox.child import ChildSetup, run_child
+from vrpcoder_verifier.sandbox.outcomes import (
+    EXIT_CRASH,
+    Phase,
+    WorkerEnd,
+    conclude,
+    failure_verdict,
+    verdict_inconsistency,
+)
+from vrpcoder_verifier.sandbox.protocol import (
+    MAX_JOB_FRAME,
+    MAX_REPORT_FRAME,
+    WORKER_MESSAGE,
+    BuildFailed,
+    Built,
+    Crashed,
+    Finished,
+    FrameDecoder,
+    FrameError,
+    JobDone,
+    JobHeader,
+    Ready,
+    RunnerConfig,
+    Violation,
+    encode_frame,
+    read_frame,
+    write_frame,
+)
+from vrpcoder_verifier.sandbox.tripwire import Guard
+
+_PR_SET_DUMPABLE = 4
+_READ_CHUNK = 1 << 16
+_MAX_VIOLATIONS = 20
+_MAX_DETAIL = 4000
+MAX_REPORT_BYTES = 4 * MAX_REPORT_FRAME
+"""More than a few verdicts' worth on the report pipe is a flood, not a report."""
+_SWEEP_ROUNDS = 200
+BUILD_FAILURE_KINDS = frozenset(
+    {
+        ErrorKind.SYNTAX_ERROR,
+        ErrorKind.MISSING_BUILD_MODEL,
+        ErrorKind.BUILD_ERROR,
+        ErrorKind.NOT_A_MODEL,
+        ErrorKind.MEMORY_LIMIT,
+        ErrorKind.SIZE_LIMITED_LICENCE,
+    }
+)
+"""What ``build_candidate`` can raise; a build report with any other kind is forged."""
+
+
+def drop_privileges(uid: int) -> None:
+    """Become ``uid`` for good (host-root mode) and prove that root cannot be had back."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    if os.getresuid() != (uid, uid, uid):
+        raise RuntimeError(f"could not switch to uid {uid}")
+    try:
+        os.setuid(0)
+    except PermissionError:
+        return
+    raise RuntimeError("root could be regained after dropping privileges")
+
+
+def forbid_inspection() -> None:
+    """Non-dumpable: processes of the same uid cannot ptrace us or open our /proc entries."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+
+
+def warm_up_libraries() -> None:
+    """What most candidates import, loaded once here instead of in every child, and gurobipy's
+    default environment (the licence check), created once instead of by every child's first
+    ``Model()``. Gurobi starts no threads for an idle environment, so it survives ``fork``; a
+    licence that needs the network (WLS, token server) cannot work in the sandbox anyway."""
+    for name in ("numpy", "itertools", "collections", "math"):
+        with contextlib.suppress(ImportError):
+            __import__(name)
+    gp.Model().dispose()
+
+
+def _nonblocking(fd: int) -> None:
+    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
+
+
+def _read_available(fd: int) -> tuple[bytes, bool]:
+    """(what can be read now, whether the stream ended)."""
+    try:
+        data = os.read(fd, _READ_CHUNK)
+    except BlockingIOError:
+        return b"", False
+    except OSError as exc:
+        if exc.errno == errno.EINTR:
+            return b"", False
+        raise
+    return data, not data
+
+
+def sweep_namespace() -> None:
+    """Kill every process this uid can see but ourselves and init: inside our own pid namespace,
+    that is exactly what the job left behind, detached daemons included."""
+    for _ in range(_SWEEP_ROUNDS):
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        time.sleep(0.005)
+    raise RuntimeError("processes survived the sweep")
+
+
+def sweep_group(pgid: int) -> None:
+    """Outside a pid namespace only the child's process group can be killed safely."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+class _Watch:
+    """The supervisor's side of one job, from fork to the child's end."""
+
+    def __init__(
+        self, *, pid: int, report_fd: int, sample_fd: int, output_fd: int, header: JobHeader, sample_json: bytes,
+        sample: Sample, started: float, sweep: Callable[[], None],
+    ) -> None:
+        self.pid = pid
+        self.report_fd = report_fd
+        self.sample_fd = sample_fd
+        self.output_fd = output_fd
+        self.header = header
+        self.sample_json = sample_json
+        self.sample = sample
+        self.started = started
+        self.phase = Phase.BUILDING
+        self.decoder = FrameDecoder(MAX_REPORT_FRAME)
+        self.violations: list[str] = []
+        self.verdict: Verdict | None = None
+        self.crash: str | None = None
+        self.output = bytearray()
+        self.output_bytes = 0
+        self.flooded = False
+        self.timed_out = False
+        self.kill_now = False
+        self.nonce = ""
+        self.report_bytes = 0
+        self.pending = b""
+        self.selector = selectors.DefaultSelector()
+        self.open_streams = {report_fd, output_fd}
+        self.pidfd: int | None = None
+        self.status = 0
+        self.usage: resource.struct_rusage | None = None
+        self.sweep = sweep
+
+    def _violation(self, detail: str) -> None:
+        if len(self.violations) < _MAX_VIOLATIONS:
+            self.violations.append(detail[:_MAX_DETAIL])
+
+    def _protocol(self, detail: str) -> None:
+        self._violation(f"report channel: {detail}")
+        self.kill_now = True
+
+    def _on_report(self, raw: bytes) -> None:
+        try:
+            message = WORKER_MESSAGE.validate_json(raw)
+        except ValidationError:
+            self._protocol("undecodable message")
+            return
+        if isinstance(message, Violation):
+            self._violation(message.detail)
+        elif self.phase is Phase.DONE:
+            self._protocol(f"{message.kind} after the job was over")
+        elif isinstance(message, Built):
+            self._on_built()
+        elif isinstance(message, BuildFailed):
+            self._on_build_failed(message)
+        elif isinstance(message, Finished):
+            self._on_finished(message)
+        elif isinstance(message, Crashed):
+            self.crash = f"the verifier failed in the sandbox: {message.detail}"
+            self.phase = Phase.DONE
+
+    def _on_built(self) -> None:
+        if self.phase is not Phase.BUILDING:
+            self._protocol("a second build report")
+            return
+        self.phase = Phase.VERIFYING
+        self.nonce = secrets.token_hex(16)
+        self.pending = encode_frame(b'{"nonce":"' + self.nonce.encode() + b'","sample":' + self.sample_json + b"}")
+        self.selector.register(self.sample_fd, selectors.EVENT_WRITE)
+
+    def _on_build_failed(self, message: BuildFailed) -> None:
+        if self.phase is not Phase.BUILDING or message.error.kind not in BUILD_FAILURE_KINDS:
+            self._protocol(f"unexpected build failure ({message.error.kind.value})")
+            return
+        detail = message.error.detail[:_MAX_DETAIL]
+        self.verdict = failure_verdict(self.sample, message.error.kind, detail, message.seconds)
+        self.phase = Phase.DONE
+
+    def _on_finished(self, message: Finished) -> None:
+        if self.phase is not Phase.VERIFYING or not hmac.compare_digest(message.nonce, self.nonce):
+            self._protocol("a verdict out of order or with the wrong nonce")
+            return
+        problem = verdict_inconsistency(message.verdict, self.sample, self.header.config)
+        if problem is not None:
+            self._protocol(f"inconsistent verdict: {problem}")
+            return
+        self.verdict = message.verdict
+        self.phase = Phase.DONE
+
+    def _read_report(self) -> bool:
+        data, ended = _read_available(self.report_fd)
+        self.report_bytes += len(data)
+        if self.report_bytes > MAX_REPORT_BYTES:
+            self._protocol("flooded")
+            return True
+        if data:
+            try:
+                frames = self.decoder.feed(data)
+            except FrameError as exc:
+                self._protocol(str(exc))
+                return True
+            for frame in frames:
+                self._on_report(frame)
+        return ended
+
+    def _read_output(self) -> bool:
+        data, ended = _read_available(self.output_fd)
+        if data:
+            room = self.header.max_output_bytes - len(self.output)
+            if room > 0:
+                self.output.extend(data[:room])
+            self.output_bytes += len(data)
+            if self.output_bytes > self.header.output_flood_bytes:
+                self.flooded = True
+                self.kill_now = True
+        return ended
+
+    def _write_sample(self) -> None:
+        try:
+            written = os.write(self.sample_fd, self.pending)
+        except BlockingIOError:
+            return
+        except BrokenPipeError:
+            written = len(self.pending)
+        self.pending = self.pending[written:]
+        if not self.pending:
+            self.selector.unregister(self.sample_fd)
+
+    @staticmethod
+    def _readable(fd: int) -> bool:
+        with selectors.DefaultSelector() as probe:
+            probe.register(fd, selectors.EVENT_READ)
+            return bool(probe.select(0))
+
+    def run(self) -> WorkerEnd:
+        """Watch until the child's final report is accepted, or it dies, floods, breaks the
+        protocol or runs out of time. A child that reported is not waited for: its exit and the
+        sweep happen in ``finish``, after the verdict has gone out."""
+        for fd in (self.report_fd, self.output_fd, self.sample_fd):
+            _nonblocking(fd)
+        self.pidfd = os.pidfd_open(self.pid)
+        for fd in (self.report_fd, self.output_fd, self.pidfd):
+            self.selector.register(fd, selectors.EVENT_READ)
+        deadline = self.started + self.header.wall_seconds
+        exited = False
+        while not exited and not self.kill_now and self.phase is not Phase.DONE:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.timed_out = True
+                break
+            for key, _events in self.selector.select(left):
+                if key.fd == self.pidfd:
+                    exited = True
+                elif key.fd == self.sample_fd:
+                    self._write_sample()
+                elif key.fd in self.open_streams:
+                    self._on_readable(key.fd)
+        if self.phase is Phase.DONE and not self.kill_now:
+            self._drain_stream(self.output_fd)
+            return self._end(reaped=False)
+        self.finish()
+        return self._end(reaped=True)
+
+    def _on_readable(self, fd: int) -> None:
+        ended = self._read_report() if fd == self.report_fd else self._read_output()
+        if ended:
+            self.open_streams.discard(fd)
+            self.selector.unregister(fd)
+
+    def finish(self) -> None:
+        """Kill and reap the child, then everything the job left (``sweep``); idempotent."""
+        if self.usage is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        _, self.status, self.usage = os.wait4(self.pid, 0)
+        self.sweep()
+        for fd in list(self.open_streams):
+            self._drain_stream(fd)
+        self.selector.close()
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+
+    def _end(self, *, reaped: bool) -> WorkerEnd:
+        status, usage = self.status, self.usage
+        return WorkerEnd(
+            phase=self.phase,
+            verdict=self.verdict,
+            violations=tuple(self.violations),
+            crash=self.crash,
+            flooded=self.flooded,
+            timed_out=self.timed_out and self.phase is not Phase.DONE,
+            exit_code=os.waitstatus_to_exitcode(status) if reaped and os.WIFEXITED(status) else None,
+            signal=os.WTERMSIG(status) if reaped and os.WIFSIGNALED(status) else None,
+            cpu_seconds=usage.ru_utime + usage.ru_stime if usage is not None else None,
+            max_rss_kb=usage.ru_maxrss if usage is not None else 0,
+            elapsed=time.monotonic() - self.started,
+        )
+
+    def _drain_stream(self, fd: int) -> None:
+        """Read what is in a pipe now (after the sweep: everything, since every writer is gone)."""
+        for _ in range(1 << 12):
+            ended = self._read_report() if fd == self.report_fd else self._read_output()
+            if ended or not self._readable(fd):
+                return
+
+
+def _describe_exit(end: WorkerEnd) -> str:
+    if end.phase is Phase.DONE and end.exit_code is None and end.signal is None:
+        return "reported its result"
+    if end.timed_out:
+        return "killed at the wall-clock limit"
+    if end.flooded:
+        return "killed for flooding its output"
+    if end.signal is not None:
+        return f"killed by {signal.Signals(end.signal).name if end.signal in signal.valid_signals() else end.signal}"
+    return f"exit status {end.exit_code}"
+
+
+class Supervisor:
+    def __init__(self, config: RunnerConfig, guard: Guard) -> None:
+        self.config = config
+        self.guard = guard
+        self.scratch = Path(config.scratch)
+        self._watch: _Watch | None = None
+        self._child: int | None = None
+        self._open_fds: list[int] = []
+
+    def _sweep(self, pgid: int) -> None:
+        if self.config.isolated:
+            sweep_namespace()
+        else:
+            sweep_group(pgid)
+
+    def _wipe_scratch(self) -> None:
+        for entry in self.scratch.iterdir():
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    entry.unlink()
+
+    def run(self, header: JobHeader) -> JobDone:
+        """One job up to its verdict; ``finish_job`` must follow (after the verdict is sent)."""
+        self._wipe_scratch()
+        job_dir = self.scratch / "job"
+        job_dir.mkdir(mode=0o700)
+        report_r, report_w = os.pipe2(os.O_CLOEXEC)
+        sample_r, sample_w = os.pipe2(os.O_CLOEXEC)
+        output_r, output_w = os.pipe2(os.O_CLOEXEC)
+        self._open_fds = [report_r, sample_w, output_r]
+        started = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for fd in (self.config.job_fd, self.config.result_fd, report_r, sample_w, output_r):
+                    os.close(fd)
+                setup = ChildSetup(
+                    header=header,
+                    report_fd=report_w,
+                    sample_fd=sample_r,
+                    output_fd=output_w,
+                    job_dir=str(job_dir),
+                    scratch=str(self.scratch),
+                    isolated=self.config.isolated,
+                    native_roots=self.config.native_roots,
+                )
+                run_child(setup, self.guard)
+            finally:
+                os._exit(EXIT_CRASH)
+        self._child = pid
+        for fd in (report_w, sample_r, output_w):
+            os.close(fd)
+        sample_json = read_frame(self.config.job_fd, MAX_JOB_FRAME)
+        if sample_json is None:
+            raise EOFError("the executor closed the job channel mid-job")
+        sample = Sample.model_validate_json(sample_json)
+        self._watch = _Watch(
+            pid=pid, report_fd=report_r, sample_fd=sample_w, output_fd=output_r, header=header,
+            sample_json=sample_json, sample=sample, started=started, sweep=lambda: self._sweep(pid),
+        )
+        end = self._watch.run()
+        verdict = conclude(
+            end, sample, cpu_limit=header.limits.cpu_seconds, memory_mb=header.limits.memory_mb,
+            wall_seconds=header.wall_seconds,
+        )
+        return JobDone(
+            job_id=header.job_id,
+            verdict=verdict,
+            output=bytes(self._watch.output).decode("utf-8", errors="replace"),
+            output_bytes=self._watch.output_bytes,
+            violations=end.violations,
+            worker_exit=_describe_exit(end),
+            cpu_seconds=end.cpu_seconds,
+        )
+
+    def finish_job(self) -> None:
+        """Kill what is left of the job and wipe its files before the next one is read."""
+        if self._watch is not None:
+            self._watch.finish()
+        elif self._child is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._child, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self._child, 0)
+            self._sweep(self._child)
+        for fd in self._open_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._watch, self._child, self._open_fds = None, None, []
+        self._wipe_scratch()
+
+
+def main(argv: list[str]) -> int:
+    config = RunnerConfig.model_validate_json(argv[0])
+    if config.drop_uid is not None:
+        drop_privileges(config.drop_uid)
+    forbid_inspection()
+    warm_up_libraries()
+    guard = Guard.take()
+    gc.freeze()
+    write_frame(config.result_fd, Ready(pid=os.getpid(), uid=os.getuid()).model_dump_json().encode())
+    supervisor = Supervisor(config, guard)
+    while True:
+        frame = read_frame(config.job_fd, MAX_JOB_FRAME)
+        if frame is None:
+            return 0
+        try:
+            done = supervisor.run(JobHeader.model_validate_json(frame))
+            write_frame(config.result_fd, done.model_dump_json().encode())
+        finally:
+            supervisor.finish_job()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,167 @@
+"""Wire models of the verifier API, shared by the server and the client.
+
+They live outside ``api`` so that the client (and the TRL reward function) can import them without
+FastAPI. A verdict travels as ``Verdict.model_dump(mode="json")``, so a client gets back exactly the
+model the in-process ``verify`` returns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+from vrpcoder.samples import Sample
+from vrpcoder.verification import RewardWeights, Verdict
+
+SAMPLE_ID_PATTERN = r"^[0-9a-f]{64}$"
+
+
+def sample_digest(sample: Sample) -> str:
+    """The id a sample is registered under: sha256 of its canonical JSON.
+
+    Content addressing means a client can compute the id itself, registering twice is harmless, and
+    two different samples never share an id even when their human names (``Sample.id``) collide.
+    """
+    return hashlib.sha256(sample.model_dump_json().encode()).hexdigest()
+
+
+class VerifyOptions(BaseModel):
+    """What a caller may tune per request; everything else (threads, sandbox limits) is the service's."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    time_limit: float | None = Field(default=None, gt=0.0)
+    """Gurobi time limit per solve in seconds; None takes the service default, larger values are refused."""
+    diff_tolerance: float = Field(default=1e-3, ge=0.0)
+    weights: RewardWeights = RewardWeights()
+
+
+class VerifyRequest(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    candidate: str
+    sample: Sample | None = None
+    sample_id: str | None = Field(default=None, pattern=SAMPLE_ID_PATTERN)
+    options: VerifyOptions = VerifyOptions()
+    wait: float | None = Field(default=None, ge=0.0)
+    """Seconds to hold the request for a verdict before answering 202 with a job id."""
+
+    @model_validator(mode="after")
+    def _one_sample(self) -> VerifyRequest:
+        if (self.sample is None) == (self.sample_id is None):
+            raise ValueError("give exactly one of 'sample' (inline) or 'sample_id' (registered)")
+        return self
+
+
+class BatchItem(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    candidate: str
+    sample_id: str | None = Field(default=None, pattern=SAMPLE_ID_PATTERN)
+    sample_index: int | None = Field(default=None, ge=0)
+    """Index into the request's inline ``samples``."""
+
+    @model_validator(mode="after")
+    def _one_sample(self) -> BatchItem:
+        if (self.sample_id is None) == (self.sample_index is None):
+            raise ValueError("each item needs exactly one of 'sample_id' or 'sample_index'")
+        return self
+
+
+class BatchRequest(BaseModel):
+    """A GRPO group: many candidates against one or more samples, answered in request order."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    items: tuple[BatchItem, ...] = Field(min_length=1)
+    samples: tuple[Sample, ...] = ()
+    options: VerifyOptions = VerifyOptions()
+    wait: float | None = Field(default=None, ge=0.0)
+
+    @model_validator(mode="after")
+    def _indices_in_range(self) -> BatchRequest:
+        for position, item in enumerate(self.items):
+            if item.sample_index is not None and item.sample_index >= len(self.samples):
+                raise ValueError(
+                    f"item {position}: sample_index {item.sample_index} but only {len(self.samples)} inline samples"
+                )
+        return self
+
+
+class JobState(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    FINISHED = "finished"
+    FAILED = "failed"
+    """The job ended without a verdict (its worker died and no retry was left, or it timed out)."""
+
+
+class VerifyResult(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    job_id: str | None
+    """None for an answer straight from the result cache."""
+    state: JobState
+    cached: bool = False
+    verdict: Verdict | None = None
+    failure: str | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def reward(self) -> float | None:
+        """The verdict's reward; None while pending, after a failure, or for an infrastructure fault."""
+        return None if self.verdict is None else self.verdict.reward
+
+    @property
+    def done(self) -> bool:
+        return self.state in (JobState.FINISHED, JobState.FAILED)
+
+
+class BatchResponse(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    results: tuple[VerifyResult, ...]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def complete(self) -> bool:
+        return all(r.done for r in self.results)
+
+
+class SampleRegistered(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    sample_id: str
+    name: str
+    """The sample's own id (``Sample.id``), for humans."""
+
+
+class SandboxReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    available: bool
+    mechanism: str
+    detail: str
+
+
+class WorkerReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    version: str
+    sandbox: SandboxReport
+    licence: str
+
+
+class ReadyReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    ready: bool
+    version: str
+    redis: bool
+    sandbox: SandboxReport
+    licence: str
+    """``full``, ``size-limited``, ``unavailable: ...`` or ``checking`` (start-up probe still running)."""
+    queue_depth: int | None
+    workers: tuple[WorkerReport, ...]

@@ -1,0 +1,112 @@
+"""Configuration of the verifier service, read from the environment (prefix ``VRPCODER_VERIFIER_``).
+
+One frozen object is built at start-up and handed to the API, the workers and the CLI, so that
+every limit is decided in one place and a test can build a service with different limits without
+touching the process environment. ``REDIS_URL`` is accepted as well as the prefixed name because
+that is what container platforms and the local stack hand out.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from vrpcoder_verifier import __version__
+
+
+class ExecutorKind(StrEnum):
+    AUTO = "auto"
+    """The sandbox when it is usable; in-process only if ``allow_unsandboxed``; else refuse to start."""
+    SANDBOX = "sandbox"
+    IN_PROCESS = "in-process"
+    """Explicitly unsandboxed (``--no-sandbox``): for trusted code such as gold scripts and tests."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="VRPCODER_VERIFIER_", frozen=True, extra="ignore")
+
+    redis_url: str = Field(
+        default="redis://127.0.0.1:6379/0",
+        validation_alias=AliasChoices("VRPCODER_VERIFIER_REDIS_URL", "REDIS_URL", "redis_url"),
+    )
+    queue_name: str = "vrpcoder-verify"
+    key_prefix: str = "vrpcoder:verifier"
+    """Prefix of every Redis key the service owns (rq keeps its own ``rq:`` keys)."""
+
+    api_tokens: Annotated[tuple[SecretStr, ...], NoDecode] = ()
+    """Accepted bearer tokens; from the environment as a comma-separated list."""
+    allow_anonymous: bool = False
+    """Serve /v1 without tokens (local development only); refused unless set explicitly."""
+
+    max_body_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
+    max_batch_items: int = Field(default=512, ge=1)
+    default_time_limit: float = Field(default=60.0, gt=0.0)
+    """Gurobi time limit per solve when the request names none, in seconds."""
+    max_time_limit: float = Field(default=120.0, gt=0.0)
+    """Upper bound on the per-solve time limit a request may ask for."""
+    default_wait_seconds: float = Field(default=20.0, ge=0.0)
+    max_wait_seconds: float = Field(default=60.0, ge=0.0)
+    """How long a request may hold its connection waiting for a verdict before it gets a job id."""
+
+    job_timeout_seconds: int = Field(default=900, ge=1)
+    """Hard rq timeout of one job; the sandbox's own wall limit should fire well before it."""
+    job_retries: int = Field(default=1, ge=0)
+    """Re-runs of a job whose worker died under it; after that the job ends failed."""
+    result_ttl_seconds: int = Field(default=24 * 3600, ge=1)
+    failure_ttl_seconds: int = Field(default=24 * 3600, ge=1)
+    cache_ttl_seconds: int = Field(default=7 * 24 * 3600, ge=1)
+    sample_ttl_seconds: int = Field(default=7 * 24 * 3600, ge=1)
+
+    worker_heartbeat_seconds: float = Field(default=1.0, gt=0.0)
+    worker_dead_after_seconds: float = Field(default=6.0, gt=0.0)
+    """A worker silent for this long is dead, and the job it held is retried or failed."""
+
+    executor: ExecutorKind = ExecutorKind.AUTO
+    allow_unsandboxed: bool = False
+    """With ``executor=auto``: run candidates in-process when no sandbox is available (trusted code only)."""
+    sandbox_wall_seconds: float = Field(default=600.0, gt=0.0)
+    sandbox_cpu_seconds: int = Field(default=600, ge=1)
+    sandbox_memory_mb: int = Field(default=4096, ge=64)
+
+    redis_timeout_seconds: float = Field(default=2.0, gt=0.0)
+    check_licence: bool = True
+    """Probe the Gurobi licence size limit once at start-up (a 2001-variable model, in a subprocess)."""
+    version: str = __version__
+    """Verifier version; part of every cache key, so a new verifier never serves old verdicts."""
+
+    @field_validator("api_tokens", mode="before")
+    @classmethod
+    def _split_tokens(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(t.strip() for t in value.split(",") if t.strip())
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Settings:
+        if self.default_time_limit > self.max_time_limit:
+            raise ValueError(
+                f"default_time_limit {self.default_time_limit} exceeds max_time_limit {self.max_time_limit}"
+            )
+        if self.default_wait_seconds > self.max_wait_seconds:
+            raise ValueError(
+                f"default_wait_seconds {self.default_wait_seconds} exceeds max_wait_seconds {self.max_wait_seconds}"
+            )
+        if self.sandbox_wall_seconds >= self.job_timeout_seconds:
+            raise ValueError("sandbox_wall_seconds must stay below job_timeout_seconds, so the sandbox fires first")
+        if self.worker_dead_after_seconds <= 2 * self.worker_heartbeat_seconds:
+            raise ValueError("worker_dead_after_seconds must exceed two heartbeats")
+        return self
+
+    @property
+    def unsandboxed_ok(self) -> bool:
+        return self.executor is ExecutorKind.IN_PROCESS or self.allow_unsandboxed
+
+    def token_values(self) -> frozenset[str]:
+        return frozenset(t.get_secret_value() for t in self.api_tokens)
+
+    def key(self, *parts: str) -> str:
+        """A Redis key in the service's namespace."""
+        return ":".join((self.key_prefix, *parts))

@@ -1,0 +1,271 @@
+"""The local stack as real processes: Redis (found or started), the API under uvicorn, N workers.
+
+The demo, the integration tests and the throughput benchmark all need the same thing: the service
+exactly as deployed (separate processes talking HTTP and Redis), started on free ports and torn
+down completely afterwards, including on Ctrl-C. Each stack gets its own queue name and key prefix,
+so it never mixes jobs with another stack on the same Redis.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import httpx
+import redis
+from pydantic import SecretStr
+
+from vrpcoder_verifier.settings import Settings
+
+_DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+
+
+class StackError(RuntimeError):
+    """A part of the local stack did not come up."""
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def redis_answers(url: str, timeout: float = 0.5) -> bool:
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except redis.exceptions.RedisError:
+        return False
+
+
+def _wait_until(predicate: object, timeout: float, what: str, process: subprocess.Popen[bytes] | None = None) -> None:
+    assert callable(predicate)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        if process is not None and process.poll() is not None:
+            raise StackError(f"{what}: process exited with status {process.returncode}")
+        time.sleep(0.05)
+    raise StackError(f"{what}: not up after {timeout:.0f} s")
+
+
+class RedisServer:
+    """A throw-away ``redis-server`` on a free port: no persistence, stopped and restarted at will."""
+
+    def __init__(self, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self._process: subprocess.Popen[bytes] | None = None
+        self._dir = Path(tempfile.mkdtemp(prefix="vrpcoder-redis-"))
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout: float = 10.0) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise StackError("redis-server is not installed (apt-get install redis-server)")
+        self._process = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", str(self._dir), "--protected-mode", "yes"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _wait_until(lambda: redis_answers(self.url), timeout, f"redis-server on port {self.port}", self._process)
+
+    def stop(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait(timeout=10)
+        self._process = None
+
+    def close(self) -> None:
+        self.stop()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+
+def settings_env(settings: Settings) -> dict[str, str]:
+    """The environment that makes ``Settings()`` in a child process equal to ``settings``."""
+    env: dict[str, str] = {}
+    for name, value in settings:
+        if isinstance(value, tuple):
+            text = ",".join(v.get_secret_value() if isinstance(v, SecretStr) else str(v) for v in value)
+        elif isinstance(value, bool):
+            text = "true" if value else "false"
+        else:
+            text = str(value)
+        env[f"VRPCODER_VERIFIER_{name.upper()}"] = text
+    return env
+
+
+def stack_settings(redis_url: str, **overrides: object) -> Settings:
+    """Settings for a private stack: its own queue and key prefix, a random token, short TTLs."""
+    run = uuid.uuid4().hex[:10]
+    values: dict[str, object] = {
+        "redis_url": redis_url,
+        "queue_name": f"vrpcoder-stack-{run}",
+        "key_prefix": f"vrpcoder:stack:{run}",
+        "api_tokens": (SecretStr(uuid.uuid4().hex),),
+        "result_ttl_seconds": 3600,
+        "failure_ttl_seconds": 3600,
+        "cache_ttl_seconds": 3600,
+        "sample_ttl_seconds": 3600,
+    }
+    values.update(overrides)
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+@dataclass
+class LocalStack:
+    """API + workers as subprocesses against ``settings.redis_url``; a context manager that cleans up."""
+
+    settings: Settings
+    workers: int = 2
+    port: int = 0
+    log_dir: Path | None = None
+    api_process: subprocess.Popen[bytes] | None = None
+    worker_processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    _logs: list[object] = field(default_factory=list)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def token(self) -> str:
+        return self.settings.api_tokens[0].get_secret_value() if self.settings.api_tokens else ""
+
+    def _env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("VRPCODER_VERIFIER_")}
+        env.update(settings_env(self.settings))
+        env.pop("REDIS_URL", None)
+        env["PYTHONUNBUFFERED"] = "1"
+        return env
+
+    def _spawn(self, name: str, *args: str) -> subprocess.Popen[bytes]:
+        out: int | object = subprocess.DEVNULL
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            out = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 - closed in stop()
+            self._logs.append(out)
+        return subprocess.Popen(
+            [sys.executable, "-m", "vrpcoder_verifier", *args],
+            env=self._env(),
+            stdout=out,  # type: ignore[arg-type]
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def start_worker(self) -> subprocess.Popen[bytes]:
+        index = len(self.worker_processes)
+        process = self._spawn(f"worker-{index}", "worker", "--name", f"{self.settings.queue_name}-w{index}-{uuid.uuid4().hex[:4]}")
+        self.worker_processes.append(process)
+        return process
+
+    def start(self, timeout: float = 60.0) -> Self:
+        self.port = self.port or free_port()
+        self.api_process = self._spawn("api", "api", "--port", str(self.port), "--log-level", "warning")
+        for _ in range(self.workers):
+            self.start_worker()
+        _wait_until(self._api_up, timeout, f"verifier API on port {self.port}", self.api_process)
+        self.wait_for_workers(self.workers, timeout)
+        return self
+
+    def _api_up(self) -> bool:
+        try:
+            return httpx.get(f"{self.base_url}/healthz", timeout=0.5).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def alive_workers(self) -> int:
+        client = redis.Redis.from_url(self.settings.redis_url, socket_connect_timeout=1)
+        try:
+            return sum(1 for _ in client.scan_iter(match=self.settings.key("alive", "*")))
+        except redis.exceptions.RedisError:
+            return 0
+        finally:
+            client.close()
+
+    def wait_for_workers(self, count: int, timeout: float = 60.0) -> None:
+        _wait_until(lambda: self.alive_workers() >= count, timeout, f"{count} verifier workers")
+
+    def stop(self) -> None:
+        processes = [p for p in (self.api_process, *self.worker_processes) if p is not None]
+        for process in processes:
+            _signal_group(process, signal.SIGTERM)
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                _signal_group(process, signal.SIGKILL)
+                process.wait(timeout=10)
+        for log in self._logs:
+            assert hasattr(log, "close")
+            log.close()
+        self._logs.clear()
+
+    def __enter__(self) -> Self:
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()
+
+
+def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    """Each part runs in its own session, so its children (sandboxes) go down with it."""
+    if process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, sig)
+
+
+@contextlib.contextmanager
+def local_redis(url: str | None = None) -> Iterator[str]:
+    """The Redis at ``url`` / $REDIS_URL / 127.0.0.1:6379 when it answers, else a private redis-server."""
+    wanted = url or os.environ.get("REDIS_URL") or _DEFAULT_REDIS
+    if redis_answers(wanted):
+        yield wanted
+        return
+    server = RedisServer()
+    server.start()
+    try:
+        yield server.url
+    finally:
+        server.close()
+
+
+def purge(settings: Settings) -> None:
+    """Delete every key of a stack (its prefix and its rq queue) from a shared Redis."""
+    client = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=1)
+    try:
+        patterns = [f"{settings.key_prefix}:*", f"rq:*{settings.queue_name}*"]
+        for pattern in patterns:
+            batch = list(client.scan_iter(match=pattern, count=1000))
+            for start in range(0, len(batch), 500):
+                client.delete(*batch[start : start + 500])
+    except redis.exceptions.RedisError:
+        return
+    finally:
+        client.close()

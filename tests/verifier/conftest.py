@@ -1,0 +1,64 @@
+"""Fixtures of the verifier service tests: real Redis, the API under uvicorn, two worker processes.
+
+The machine's Redis (127.0.0.1:6379) is used on DB 13 with a per-run queue and key prefix, and the
+run's keys are deleted afterwards; without one, a private redis-server is started. Tests that stop
+Redis always use a private redis-server of their own (see test_faults.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from vrpcoder.samples import Sample
+from vrpcoder_verifier.client import VerifierClient
+from vrpcoder_verifier.settings import Settings
+from vrpcoder_verifier.stack import LocalStack, RedisServer, purge, redis_answers, stack_settings
+
+from tests.verifier.support import EXECUTOR, MACHINE_REDIS, tiny_samples
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    if redis_answers(MACHINE_REDIS):
+        yield MACHINE_REDIS
+        return
+    server = RedisServer()
+    server.start()
+    try:
+        yield server.url
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope="session")
+def stack_config(redis_url: str) -> Iterator[Settings]:
+    settings = stack_settings(redis_url, executor=EXECUTOR, allow_unsandboxed=True, max_time_limit=30.0, default_time_limit=10.0,
+                              max_body_bytes=2 * 1024 * 1024, max_batch_items=300)
+    yield settings
+    purge(settings)
+
+
+@pytest.fixture(scope="session")
+def stack(stack_config: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
+    """The service as deployed: uvicorn API and two rq workers, each its own process."""
+    log_dir: Path = tmp_path_factory.mktemp("stack-logs")
+    with LocalStack(stack_config, workers=2, log_dir=log_dir) as running:
+        yield running
+
+
+@pytest.fixture
+def client(stack: LocalStack) -> Iterator[VerifierClient]:
+    with VerifierClient(stack.base_url, stack.token, timeout=60) as verifier:
+        yield verifier
+
+
+@pytest.fixture(scope="session")
+def cvrp() -> Sample:
+    return tiny_samples("CVRP")[0]
+
+
+@pytest.fixture(scope="session")
+def tsp() -> Sample:
+    return tiny_samples("TSP")[0]

@@ -1,0 +1,106 @@
+"""How the end of a candidate's process becomes a verdict, and how forged verdicts are caught."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+
+import pytest
+from vrpcoder.errors import ErrorKind
+from vrpcoder.samples import Sample
+from vrpcoder.verification import Verdict, VerifyConfig, verify
+from vrpcoder_verifier.sandbox.outcomes import (
+    EXIT_CRASH,
+    EXIT_OUT_OF_MEMORY,
+    EXIT_REPORT_BROKEN,
+    Phase,
+    WorkerEnd,
+    conclude,
+    failure_verdict,
+    verdict_inconsistency,
+)
+
+CONFIG = VerifyConfig(time_limit=10.0)
+LIMITS = {"cpu_limit": 5, "memory_mb": 100, "wall_seconds": 7.0}
+
+
+def _end(**changes: object) -> WorkerEnd:
+    base: dict[str, object] = {
+        "phase": Phase.BUILDING, "verdict": None, "violations": (), "crash": None, "flooded": False,
+        "timed_out": False, "exit_code": 0, "signal": None, "cpu_seconds": 0.1, "max_rss_kb": 1000, "elapsed": 0.2,
+    }
+    base.update(changes)
+    return WorkerEnd(**base)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def gold_verdict(cvrp: Sample) -> Verdict:
+    verdict = verify(cvrp.gold_code, cvrp, CONFIG)
+    assert verdict.passed
+    return verdict
+
+
+@pytest.mark.parametrize(
+    ("changes", "kind"),
+    [
+        ({"violations": ("os.fork",), "flooded": True, "timed_out": True}, ErrorKind.SANDBOX_VIOLATION),
+        ({"flooded": True, "timed_out": True}, ErrorKind.OUTPUT_LIMIT),
+        ({"timed_out": True, "exit_code": None, "signal": signal.SIGKILL}, ErrorKind.TIMEOUT),
+        ({"crash": "bug", "exit_code": EXIT_CRASH}, ErrorKind.INFRASTRUCTURE),
+        ({"exit_code": None, "signal": signal.SIGXCPU}, ErrorKind.TIMEOUT),
+        ({"exit_code": None, "signal": signal.SIGKILL, "cpu_seconds": 5.0}, ErrorKind.TIMEOUT),
+        ({"exit_code": None, "signal": signal.SIGXFSZ}, ErrorKind.OUTPUT_LIMIT),
+        ({"exit_code": None, "signal": signal.SIGSEGV, "max_rss_kb": 95 * 1024}, ErrorKind.MEMORY_LIMIT),
+        ({"exit_code": None, "signal": signal.SIGSEGV}, ErrorKind.BUILD_ERROR),
+        ({"exit_code": None, "signal": signal.SIGSEGV, "phase": Phase.VERIFYING}, ErrorKind.SANDBOX_VIOLATION),
+        ({"exit_code": EXIT_OUT_OF_MEMORY}, ErrorKind.MEMORY_LIMIT),
+        ({"exit_code": EXIT_REPORT_BROKEN}, ErrorKind.SANDBOX_VIOLATION),
+        ({"exit_code": EXIT_CRASH}, ErrorKind.INFRASTRUCTURE),
+        ({"exit_code": 0}, ErrorKind.BUILD_ERROR),
+        ({"exit_code": 0, "phase": Phase.VERIFYING}, ErrorKind.SANDBOX_VIOLATION),
+    ],
+)
+def test_strongest_evidence_decides(changes: dict[str, object], kind: ErrorKind, cvrp: Sample) -> None:
+    verdict = conclude(_end(**changes), cvrp, **LIMITS)  # type: ignore[arg-type]
+    assert verdict.error is not None and verdict.error.kind is kind
+    assert not verdict.passed and not verdict.build
+    assert verdict.reward == (None if kind is ErrorKind.INFRASTRUCTURE else 0.0)
+
+
+def test_an_accepted_verdict_stands_unless_a_violation_was_seen(cvrp: Sample, gold_verdict: Verdict) -> None:
+    assert conclude(_end(phase=Phase.DONE, verdict=gold_verdict), cvrp, **LIMITS) == gold_verdict  # type: ignore[arg-type]
+    overruled = conclude(_end(phase=Phase.DONE, verdict=gold_verdict, violations=("gc.get_objects",)), cvrp, **LIMITS)  # type: ignore[arg-type]
+    assert overruled.error is not None and overruled.error.kind is ErrorKind.SANDBOX_VIOLATION
+
+
+def test_failure_verdict_scores_like_a_failed_build(cvrp: Sample) -> None:
+    verdict = failure_verdict(cvrp, ErrorKind.TIMEOUT, "slow", 1.5)
+    assert (verdict.sample_id, verdict.reference_objective) == (cvrp.id, cvrp.reference_objective)
+    assert (verdict.build, verdict.passed, verdict.reward, verdict.probes) == (False, False, 0.0, ())
+    assert failure_verdict(cvrp, ErrorKind.INFRASTRUCTURE, "ours").reward is None
+
+
+def test_the_verifiers_own_verdict_is_consistent(cvrp: Sample, gold_verdict: Verdict) -> None:
+    assert verdict_inconsistency(gold_verdict, cvrp, CONFIG) is None
+
+
+Forgery = Callable[[Verdict], Verdict]
+
+FORGERIES: list[tuple[str, Forgery]] = [
+    ("other sample", lambda v: v.model_copy(update={"sample_id": "elsewhere"})),
+    ("moved reference", lambda v: v.model_copy(update={"reference_objective": v.reference_objective + 1})),
+    ("no build", lambda v: v.model_copy(update={"build": False})),
+    ("probes dropped", lambda v: v.model_copy(update={"probes": ()})),
+    ("diff without objective", lambda v: v.model_copy(update={"objective": v.reference_objective + 50.0})),
+    ("passed despite a failed probe", lambda v: v.model_copy(
+        update={"probes": (v.probes[0].model_copy(update={"passed": False}), *v.probes[1:])}
+    )),
+    ("inflated reward", lambda v: v.model_copy(update={"reward": 1.0, "diff": False, "passed": False,
+                                                      "objective": v.reference_objective + 50.0})),
+    ("infinite objective", lambda v: v.model_copy(update={"objective": float("inf")})),
+]
+
+
+@pytest.mark.parametrize(("name", "forge"), FORGERIES, ids=[n for n, _ in FORGERIES])
+def test_forged_verdicts_are_inconsistent(name: str, forge: Forgery, cvrp: Sample, gold_verdict: Verdict) -> None:
+    assert verdict_inconsistency(forge(gold_verdict), cvrp, CONFIG) is not None

@@ -1,0 +1,209 @@
+"""The security suite: hostile candidates against the real sandbox, each followed by a good one.
+
+Every hostile script must end with the error kind in its row (or, where the attempt simply fails
+inside the sandbox, a normal passing verdict with the side effect absent), never with a forged
+pass, and the same executor must then still verify the gold script correctly.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from vrpcoder.errors import ErrorKind
+from vrpcoder.samples import Sample
+from vrpcoder.verification import VerifyConfig
+from vrpcoder_verifier.sandbox import ExecutionRecord, SandboxExecutor
+
+from tests.verifier.sandbox.support import SMALL, requires_bwrap
+
+pytestmark = requires_bwrap
+
+CONFIG = VerifyConfig(time_limit=10.0)
+REPO_ROOT = Path(__file__).resolve().parents[3]
+
+
+@dataclass(frozen=True)
+class Case:
+    script: str
+    kind: ErrorKind | None
+    """None: the attack fails harmlessly inside the sandbox and the gold model passes."""
+    output: str = ""
+    """Text the script prints once its attempt has failed (proof the attempt was made)."""
+    hang: bool = False
+
+
+CASES = [
+    Case("net_dns", ErrorKind.SANDBOX_VIOLATION, "network blocked"),
+    Case("net_redis", ErrorKind.SANDBOX_VIOLATION, "redis unreachable"),
+    Case("read_shadow", None, "shadow unreadable"),
+    Case("fork_bomb", ErrorKind.SANDBOX_VIOLATION, "fork refused after"),
+    Case("thread_bomb", ErrorKind.SANDBOX_VIOLATION, "thread refused after"),
+    Case("memory_bomb", ErrorKind.MEMORY_LIMIT),
+    Case("infinite_loop", ErrorKind.TIMEOUT, hang=True),
+    Case("sleep_forever", ErrorKind.TIMEOUT, hang=True),
+    Case("stdout_flood", ErrorKind.OUTPUT_LIMIT, "xxxx"),
+    Case("subprocess_shell", ErrorKind.SANDBOX_VIOLATION),
+    Case("os_system", ErrorKind.SANDBOX_VIOLATION),
+    Case("ctypes_libc", ErrorKind.SANDBOX_VIOLATION),
+    Case("kill_parent", ErrorKind.SANDBOX_VIOLATION),
+    Case("forge_stdout", ErrorKind.NO_ROUTING_VARIABLE, "VERDICT: passed"),
+    Case("forge_fds", ErrorKind.SANDBOX_VIOLATION),
+    Case("patch_gurobi", ErrorKind.SANDBOX_VIOLATION),
+    Case("shadow_status", ErrorKind.SANDBOX_VIOLATION),
+    Case("exit_early", ErrorKind.BUILD_ERROR),
+    Case("disk_fill", None, "errno 28"),
+    Case("raise_rlimits", None, "stays"),
+    Case("proc_other", ErrorKind.SANDBOX_VIOLATION, "no /proc"),
+    Case("proc_self_mem", ErrorKind.SANDBOX_VIOLATION),
+    Case("gc_introspection", ErrorKind.SANDBOX_VIOLATION),
+    Case("frame_walk", ErrorKind.NO_ROUTING_VARIABLE, "no sample in reach"),
+    Case("native_module", ErrorKind.SANDBOX_VIOLATION),
+]
+
+
+def _assert_contained(record: ExecutionRecord, case: Case) -> None:
+    verdict = record.verdict
+    detail = verdict.error.detail if verdict.error else ""
+    assert "ESCAPED" not in detail
+    if case.kind is None:
+        assert verdict.error is None, detail
+        assert verdict.passed
+    else:
+        assert verdict.error is not None and verdict.error.kind is case.kind, (verdict.error, record.output[-500:])
+        assert not verdict.passed
+        assert verdict.reward is not None
+        assert verdict.reward == 0.0 if not verdict.build else verdict.reward < 1.0
+    assert case.output in record.output
+
+
+def _assert_still_usable(executor: SandboxExecutor, sample: Sample) -> None:
+    good = executor.verify(sample.gold_code, sample, CONFIG)
+    assert good.passed and good.error is None, good.error
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.script)
+def test_hostile_script_is_contained(
+    case: Case,
+    executor: SandboxExecutor,
+    hang_executor: SandboxExecutor,
+    hostile_code: Callable[..., str],
+    cvrp: Sample,
+) -> None:
+    running = hang_executor if case.hang else executor
+    record = running.execute(hostile_code(case.script), cvrp, CONFIG)
+    _assert_contained(record, case)
+    _assert_still_usable(running, cvrp)
+
+
+def test_fork_bomb_stops_at_the_process_limit(executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample) -> None:
+    record = executor.execute(hostile_code("fork_bomb"), cvrp, CONFIG)
+    children = int(re.search(r"fork refused after (\d+) children", record.output).group(1))  # type: ignore[union-attr]
+    assert 0 < children < SMALL.max_processes
+
+
+def test_flooded_output_is_capped(executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample) -> None:
+    record = executor.execute(hostile_code("stdout_flood"), cvrp, CONFIG)
+    assert len(record.output.encode()) <= SMALL.max_output_bytes
+    assert record.output_bytes > SMALL.output_flood_bytes
+    assert record.output_truncated
+
+
+def test_raised_limits_stay_where_they_were(executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample) -> None:
+    record = executor.execute(hostile_code("raise_rlimits"), cvrp, CONFIG)
+    limit = SMALL.memory_mb * 1024 * 1024
+    assert f"address space now ({limit}, {limit})" in record.output
+    assert "RAISED" not in record.output
+
+
+def test_other_jobs_and_repository_files_are_invisible(
+    executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample, tmp_path: Path
+) -> None:
+    other_job = tmp_path / "other-job-result.json"
+    other_job.write_text('{"secret": "another job"}')
+    targets = [str(other_job), str(REPO_ROOT / "pyproject.toml"), str(REPO_ROOT / "README.md"), "/root/.bashrc"]
+    record = executor.execute(hostile_code("read_host_files", HOST_FILES=repr(targets)), cvrp, CONFIG)
+    _assert_contained(record, Case("read_host_files", None))
+    for target in targets:
+        assert f"unreadable {target}" in record.output
+
+
+def test_writes_outside_scratch_do_not_land(
+    executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample, tmp_path: Path
+) -> None:
+    targets = [str(tmp_path / "pwned.txt"), str(REPO_ROOT / "pwned.txt"), "/etc/pwned"]
+    record = executor.execute(hostile_code("write_outside", TARGETS=repr(targets)), cvrp, CONFIG)
+    _assert_contained(record, Case("write_outside", ErrorKind.SANDBOX_VIOLATION))
+    for target in targets:
+        assert not Path(target).exists()
+    _assert_still_usable(executor, cvrp)
+
+
+def _processes_with(token: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if token.encode() in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+def test_detached_grandchild_does_not_outlive_the_job(
+    executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample
+) -> None:
+    token = f"3600.{secrets.randbelow(10**6):06d}"
+    record = executor.execute(hostile_code("daemon_grandchild", TOKEN=token), cvrp, CONFIG)
+    _assert_contained(record, Case("daemon_grandchild", ErrorKind.SANDBOX_VIOLATION))
+    assert _processes_with(token) == []
+    _assert_still_usable(executor, cvrp)
+
+
+def test_grandchild_dies_with_a_killed_sandbox(
+    executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample
+) -> None:
+    """The supervisor itself killed: nothing is left to sweep, so the pid namespace must go."""
+    token = f"3600.{secrets.randbelow(10**6):06d}"
+    code = hostile_code("daemon_grandchild", TOKEN=token).replace(
+        "    return gold_build_model()", "    os.kill(os.getppid(), 9)\n    return gold_build_model()"
+    )
+    record = executor.execute(code, cvrp, CONFIG)
+    assert record.verdict.error is not None and record.verdict.error.kind is ErrorKind.SANDBOX_VIOLATION
+    assert _processes_with(token) == []
+    _assert_still_usable(executor, cvrp)
+
+
+def test_environment_secrets_do_not_reach_the_candidate(
+    monkeypatch: pytest.MonkeyPatch, hostile_code: Callable[..., str], cvrp: Sample
+) -> None:
+    token = f"tok-{secrets.token_hex(8)}"
+    redis_url = f"redis://:{secrets.token_hex(6)}@10.0.0.1:6379/0"
+    monkeypatch.setenv("SECRET_TOKEN", token)
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    with SandboxExecutor(SMALL) as fresh:
+        record = fresh.execute(hostile_code("env_secrets"), cvrp, CONFIG)
+    assert record.verdict.error is not None and record.verdict.error.kind is ErrorKind.BUILD_ERROR
+    detail = record.verdict.error.detail
+    assert "environment:" in detail
+    for leaked in (token, redis_url, "SECRET_TOKEN", "REDIS_URL"):
+        assert leaked not in detail and leaked not in record.output
+
+
+@pytest.mark.slow
+def test_a_frozen_supervisor_is_killed_by_the_executor_with_everything_in_it(
+    hang_executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample
+) -> None:
+    """The candidate stops its supervisor, so only the executor's own deadline is left; when it
+    fires, the whole sandbox goes, daemon included."""
+    token = f"3600.{secrets.randbelow(10**6):06d}"
+    record = hang_executor.execute(hostile_code("freeze_parent", TOKEN=token), cvrp, CONFIG)
+    assert record.verdict.error is not None and record.verdict.error.kind is ErrorKind.TIMEOUT
+    assert _processes_with(token) == []
+    _assert_still_usable(hang_executor, cvrp)

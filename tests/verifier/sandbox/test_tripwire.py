@@ -1,0 +1,180 @@
+"""Tripwires: the audit hook's decisions (called directly, never installed in the test process)
+and the integrity snapshot's findings."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import types
+from collections.abc import Callable
+
+import gurobipy as gp
+import pytest
+import vrpcoder.verification
+from vrpcoder_verifier.sandbox.tripwire import Blocked, Guard, dict_versions_work, make_hook
+
+SCRATCH = "/tmp/job-scratch"
+NATIVE = (os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix))
+
+
+def _untraced() -> None:
+    """Stands in for the verifier's tracer in these tests (any code object works)."""
+
+
+@pytest.fixture
+def hook_and_reports() -> tuple[Callable[[str, tuple[object, ...]], None], list[str]]:
+    reports: list[str] = []
+    hook = make_hook(reports.append, native_roots=NATIVE, writable_roots=(SCRATCH,), own_tracer=_untraced.__code__)
+    return hook, reports
+
+
+@pytest.mark.parametrize(
+    ("event", "args"),
+    [
+        ("gc.get_objects", (-1,)),
+        ("gc.get_referrers", ((),)),
+        ("sys._current_frames", ()),
+        ("sys.setprofile", ()),
+        ("ctypes.dlopen", (None,)),
+        ("ctypes.call_function", (0, ())),
+        ("open", ("/proc/self/mem", "r+b", 0)),
+        ("open", ("/proc/1/environ", "rb", 0)),
+        ("open", ("/etc/passwd-new", "w", 0)),
+        ("open", (b"/work/elsewhere.txt", None, os.O_WRONLY | os.O_CREAT)),
+        ("import", ("evil", f"{SCRATCH}/evil.cpython-311-x86_64-linux-gnu.so", [], [], [])),
+        ("sys.settrace", ()),
+    ],
+)
+def test_dangerous_events_are_reported_and_refused(
+    event: str, args: tuple[object, ...], hook_and_reports: tuple[Callable[..., None], list[str]]
+) -> None:
+    hook, reports = hook_and_reports
+    with pytest.raises(Blocked):
+        hook(event, args)
+    assert len(reports) == 1 and reports[0].startswith(event)
+
+
+@pytest.mark.parametrize(
+    ("event", "args"),
+    [
+        ("os.fork", ()),
+        ("subprocess.Popen", ("sh", ["sh"], None, None)),
+        ("os.kill", (1, 9)),
+        ("socket.connect", (None, ("1.1.1.1", 53))),
+    ],
+)
+def test_contained_events_are_reported_and_allowed(
+    event: str, args: tuple[object, ...], hook_and_reports: tuple[Callable[..., None], list[str]]
+) -> None:
+    hook, reports = hook_and_reports
+    hook(event, args)
+    assert len(reports) == 1 and reports[0].startswith(event)
+
+
+@pytest.mark.parametrize(
+    ("event", "args"),
+    [
+        ("open", (f"{SCRATCH}/model.lp", "w", 0)),
+        ("open", ("/dev/null", "w", 0)),
+        ("open", ("/etc/hostname", "r", 0)),
+        ("open", (3, "rb", 0)),
+        ("import", ("json", None, [], [], [])),
+        ("import", ("_decimal", os.path.join(os.path.realpath(sys.base_prefix), "lib", "x.so"), [], [], [])),
+        ("exec", (None,)),
+        ("compile", (b"1", "<x>")),
+        ("sys._getframe", (None,)),
+    ],
+)
+def test_ordinary_events_pass_silently(
+    event: str, args: tuple[object, ...], hook_and_reports: tuple[Callable[..., None], list[str]]
+) -> None:
+    hook, reports = hook_and_reports
+    hook(event, args)
+    assert reports == []
+
+
+def test_only_the_verifiers_own_tracer_may_trace() -> None:
+    reports: list[str] = []
+
+    def tracer_installer(hook: Callable[[str, tuple[object, ...]], None]) -> None:
+        hook("sys.settrace", ())
+
+    hook = make_hook(reports.append, native_roots=NATIVE, writable_roots=(SCRATCH,), own_tracer=tracer_installer.__code__)
+    tracer_installer(hook)
+    assert reports == []
+
+
+@pytest.fixture
+def guard() -> Guard:
+    return Guard.take()
+
+
+@pytest.fixture
+def model() -> gp.Model:
+    m = gp.Model()
+    m.Params.OutputFlag = 0
+    return m
+
+
+def test_untouched_state_has_no_findings(guard: Guard, model: gp.Model) -> None:
+    assert guard.problems(model) == []
+
+
+def test_a_new_property_on_model_is_found(guard: Guard, model: gp.Model, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gp.Model, "Status", property(lambda self: 2), raising=False)
+    assert any("Model.Status added" in p for p in guard.problems(model))
+
+
+def test_a_replaced_verifier_function_is_found(guard: Guard, model: gp.Model, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vrpcoder.verification, "reward", lambda *args: 1.0)
+    assert any("reward" in p for p in guard.problems(model))
+
+
+def test_a_replaced_builtin_is_found(guard: Guard, model: gp.Model, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("builtins.abs", lambda value: 0)
+    assert any("abs" in p for p in guard.problems(model))
+
+
+def test_a_replaced_module_is_found(guard: Guard, model: gp.Model, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "vrpcoder.verification", types.ModuleType("vrpcoder.verification"))
+    assert any("sys.modules['vrpcoder.verification']" in p for p in guard.problems(model))
+
+
+def test_shadowed_model_attributes_are_found(guard: Guard, model: gp.Model) -> None:
+    model.__dict__["ObjVal"] = 1.0
+    assert any("ObjVal" in p for p in guard.problems(model))
+
+
+def test_a_model_subclass_is_found(guard: Guard) -> None:
+    class Fake(gp.Model):
+        pass
+
+    fake = Fake()
+    try:
+        assert any("Fake" in p for p in guard.problems(fake))
+    finally:
+        fake.dispose()
+
+
+def test_threads_left_running_are_found(guard: Guard, model: gp.Model) -> None:
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait)
+    thread.start()
+    try:
+        assert any("thread" in p for p in guard.problems(model))
+    finally:
+        release.set()
+        thread.join()
+
+
+def test_this_interpreter_offers_the_version_fast_path() -> None:
+    assert dict_versions_work()
+
+
+def test_a_patch_undone_before_the_check_is_no_finding(guard: Guard, model: gp.Model) -> None:
+    """The namespace's version tag moved, so its entries are compared one by one: all original."""
+    original = vrpcoder.verification.reward
+    vrpcoder.verification.reward = lambda *args: 1.0  # type: ignore[assignment]
+    vrpcoder.verification.reward = original
+    assert guard.problems(model) == []

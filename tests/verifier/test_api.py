@@ -1,0 +1,228 @@
+"""The API over real HTTP: uvicorn, Redis and two worker processes (the session `stack`).
+
+The central claim: a verdict fetched through the service is the verdict the in-process ``verify``
+gives for the same candidate and sample (timings aside). The rest pins the HTTP contract: 202 with
+a job id when the wait runs out, the cache, auth, body limit, validation, unknown ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from vrpcoder.errors import ErrorKind
+from vrpcoder.samples import Sample
+from vrpcoder.verification import VerifyConfig, verify
+from vrpcoder_verifier.client import VerifierClient, VerifierHTTPError
+from vrpcoder_verifier.schemas import JobState, VerifyOptions, sample_digest
+from vrpcoder_verifier.stack import LocalStack
+
+from tests.verifier.support import NO_BUILD_MODEL, RAISES, SYNTAX_ERROR, comparable, slow_gold, tiny_samples
+
+CONFIG = VerifyConfig(time_limit=10.0)
+OPTIONS = VerifyOptions(time_limit=10.0)
+
+
+def _auth(stack: LocalStack) -> dict[str, str]:
+    return {"Authorization": f"Bearer {stack.token}"}
+
+
+@pytest.mark.parametrize(
+    ("variant", "candidate_of"),
+    [
+        ("CVRP", lambda s: s.gold_code),
+        ("TSP", lambda s: s.gold_code),
+        ("VRPHTW", lambda s: s.gold_code),
+        ("CVRP", lambda s: tiny_samples("TSP")[0].gold_code),
+        ("CVRP", lambda s: SYNTAX_ERROR),
+        ("CVRP", lambda s: NO_BUILD_MODEL),
+        ("CVRP", lambda s: RAISES),
+    ],
+    ids=["cvrp-gold", "tsp-gold", "vrphtw-gold", "tsp-gold-on-cvrp", "syntax", "no-build-model", "raises"],
+)
+def test_http_verdict_equals_in_process_verify(client: VerifierClient, variant: str, candidate_of: object) -> None:
+    assert callable(candidate_of)
+    for sample in tiny_samples(variant):
+        code = candidate_of(sample)
+        remote = client.verify(code, sample, options=OPTIONS)
+        local = verify(code, sample, CONFIG)
+        assert remote.state is JobState.FINISHED
+        assert remote.verdict is not None
+        assert comparable(remote.verdict) == comparable(local)
+        assert remote.reward == local.reward
+
+
+def test_gold_earns_full_reward_and_garbage_earns_zero_not_none(client: VerifierClient, cvrp: Sample) -> None:
+    gold, broken = client.verify_batch([cvrp.gold_code, SYNTAX_ERROR], cvrp, options=OPTIONS)
+    assert gold.reward == pytest.approx(1.0)
+    assert broken.verdict is not None and broken.verdict.error is not None
+    assert broken.verdict.error.kind is ErrorKind.SYNTAX_ERROR
+    assert broken.reward == 0.0
+
+
+def test_batch_answers_in_request_order_across_samples(client: VerifierClient, cvrp: Sample, tsp: Sample) -> None:
+    candidates = [cvrp.gold_code, SYNTAX_ERROR, tsp.gold_code, cvrp.gold_code, NO_BUILD_MODEL]
+    samples = [cvrp, cvrp, tsp, tsp, tsp]
+    results = client.verify_batch(candidates, samples, options=OPTIONS)
+    expected = [verify(c, s, CONFIG) for c, s in zip(candidates, samples, strict=True)]
+    assert [r.verdict.sample_id if r.verdict else None for r in results] == [s.id for s in samples]
+    assert [comparable(r.verdict) for r in results if r.verdict] == [comparable(v) for v in expected]
+
+
+def test_repeated_request_is_answered_from_the_cache(client: VerifierClient, cvrp: Sample) -> None:
+    code = cvrp.gold_code + "\n# cache probe\n"
+    first = client.verify(code, cvrp, options=OPTIONS)
+    second = client.verify(code, cvrp, options=OPTIONS)
+    other_config = client.verify(code, cvrp, options=VerifyOptions(time_limit=9.0))
+    assert (first.cached, second.cached, other_config.cached) == (False, True, False)
+    assert second.job_id is None
+    assert second.verdict == first.verdict
+
+
+def test_identical_items_of_a_batch_share_one_job(client: VerifierClient, cvrp: Sample) -> None:
+    code = cvrp.gold_code + "\n# shared job\n"
+    results = client.verify_batch([code, code, code], cvrp, options=OPTIONS)
+    assert len({r.job_id for r in results}) == 1
+    assert all(r.reward == pytest.approx(1.0) for r in results)
+
+
+def test_slow_job_gets_202_then_finishes_via_get_job(stack: LocalStack, client: VerifierClient, cvrp: Sample) -> None:
+    client.register_sample(cvrp)
+    payload = {"candidate": slow_gold(cvrp, 1.5), "sample_id": sample_digest(cvrp), "wait": 0.1}
+    response = httpx.post(f"{stack.base_url}/v1/verify", json=payload, headers=_auth(stack), timeout=30)
+    assert response.status_code == 202
+    pending = response.json()
+    assert pending["state"] in ("queued", "running") and pending["reward"] is None
+    done = client.wait([client.job(pending["job_id"])], timeout=60)[0]
+    assert done.state is JobState.FINISHED
+    assert done.reward == pytest.approx(1.0)
+
+
+def test_registered_sample_is_referred_to_by_its_digest(client: VerifierClient, tsp: Sample) -> None:
+    sample_id = client.register_sample(tsp)
+    assert sample_id == sample_digest(tsp)
+    result = client.verify(tsp.gold_code, sample_id, options=OPTIONS)
+    assert result.reward == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [({}, 401), ({"Authorization": "Basic abc"}, 401), ({"Authorization": "Bearer wrong"}, 403)],
+    ids=["none", "not-bearer", "wrong-token"],
+)
+def test_v1_needs_a_valid_bearer_token(stack: LocalStack, headers: dict[str, str], status: int) -> None:
+    response = httpx.post(f"{stack.base_url}/v1/verify", json={}, headers=headers)
+    assert response.status_code == status
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/metrics", "/readyz"])
+def test_operational_endpoints_are_open(stack: LocalStack, path: str) -> None:
+    assert httpx.get(f"{stack.base_url}{path}").status_code == 200
+
+
+def test_body_over_the_limit_is_refused_with_413(stack: LocalStack) -> None:
+    payload = {"candidate": "#" * (stack.settings.max_body_bytes + 10), "sample_id": "0" * 64}
+    response = httpx.post(f"{stack.base_url}/v1/verify", json=payload, headers=_auth(stack))
+    assert response.status_code == 413
+
+
+def test_chunked_body_over_the_limit_is_refused_with_413(stack: LocalStack) -> None:
+    def chunks() -> Iterator[bytes]:
+        for _ in range(stack.settings.max_body_bytes // 65536 + 2):
+            yield b" " * 65536
+
+    response = httpx.post(
+        f"{stack.base_url}/v1/verify", content=chunks(), headers={**_auth(stack), "Content-Type": "application/json"}
+    )
+    assert response.status_code == 413
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "not json",
+        {"candidate": "x"},
+        {"candidate": "x", "sample_id": "0" * 64, "sample": {"id": "s"}},
+        {"candidate": "x", "sample_id": "not-a-digest"},
+        {"candidate": 5, "sample_id": "0" * 64},
+        {"candidate": "x", "sample_id": "0" * 64, "options": {"time_limit": -1}},
+        {"candidate": "x", "sample_id": "0" * 64, "options": {"time_limit": 31}},
+        {"candidate": "x", "sample_id": "0" * 64, "unknown": 1},
+        {"candidate": "x", "sample_id": "0" * 64, "wait": -1},
+    ],
+    ids=["not-json", "no-sample", "both-samples", "bad-digest", "candidate-not-str", "negative-limit",
+         "limit-over-cap", "extra-field", "negative-wait"],
+)
+def test_malformed_verify_requests_get_422(stack: LocalStack, payload: object) -> None:
+    kwargs = {"content": payload} if isinstance(payload, str) else {"json": payload}
+    response = httpx.post(
+        f"{stack.base_url}/v1/verify", headers={**_auth(stack), "Content-Type": "application/json"}, **kwargs
+    )
+    assert response.status_code == 422, response.text
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"items": []},
+        {"items": [{"candidate": "x", "sample_index": 0}]},
+        {"items": [{"candidate": "x"}]},
+        {"items": [{"candidate": "x", "sample_index": 0, "sample_id": "0" * 64}], "samples": []},
+        {"items": [{"candidate": "x", "sample_id": "0" * 64}] * 301},
+    ],
+    ids=["empty", "index-without-samples", "no-reference", "two-references", "too-many-items"],
+)
+def test_malformed_batches_get_422(stack: LocalStack, payload: object) -> None:
+    response = httpx.post(f"{stack.base_url}/v1/verify/batch", json=payload, headers=_auth(stack))
+    assert response.status_code == 422, response.text
+
+
+def test_unknown_job_is_404(client: VerifierClient) -> None:
+    with pytest.raises(VerifierHTTPError) as raised:
+        client.job("0" * 32)
+    assert raised.value.status == 404
+
+
+def test_unregistered_sample_id_is_404(client: VerifierClient) -> None:
+    with pytest.raises(VerifierHTTPError) as raised:
+        client.verify("x", "f" * 64)
+    assert raised.value.status == 404
+    assert "not registered" in str(raised.value.detail)
+
+
+def test_readyz_reports_redis_workers_licence_and_sandbox(client: VerifierClient, stack: LocalStack) -> None:
+    report = client.ready()
+    assert report.ready and report.redis
+    assert len(report.workers) >= 2
+    assert report.licence in ("checking", "full", "size-limited") or report.licence.startswith("unavailable")
+    assert all(w.sandbox.mechanism for w in report.workers)
+    assert report.sandbox.mechanism
+
+
+def test_metrics_expose_queue_latency_verdicts_and_cache(client: VerifierClient, stack: LocalStack, cvrp: Sample) -> None:
+    code = cvrp.gold_code + "\n# metrics\n"
+    client.verify(code, cvrp, options=OPTIONS)
+    client.verify(code, cvrp, options=OPTIONS)
+    text = httpx.get(f"{stack.base_url}/metrics").text
+    for name in ("verifier_queue_depth", "verifier_job_latency_seconds_bucket", "verifier_cache_hit_ratio"):
+        assert name in text
+    assert 'verifier_verdicts_total{error_kind="none",source="cache"}' in text
+    hits = next(line for line in text.splitlines() if line.startswith("verifier_cache_hits_total"))
+    assert float(hits.split()[-1]) >= 1
+
+
+def test_openapi_documents_the_versioned_routes(stack: LocalStack) -> None:
+    paths = httpx.get(f"{stack.base_url}/openapi.json").json()["paths"]
+    assert {"/v1/verify", "/v1/verify/batch", "/v1/jobs/{job_id}", "/v1/samples", "/readyz"} <= set(paths)
+
+
+def test_a_wait_longer_than_redis_read_timeouts_still_gets_the_verdict(
+    stack: LocalStack, client: VerifierClient, cvrp: Sample
+) -> None:
+    """redis-py reads time out after 5 s by default; a request may legitimately wait longer."""
+    client.register_sample(cvrp)
+    payload = {"candidate": slow_gold(cvrp, 5.5), "sample_id": sample_digest(cvrp), "wait": 20}
+    response = httpx.post(f"{stack.base_url}/v1/verify", json=payload, headers=_auth(stack), timeout=30)
+    assert response.status_code == 200, response.text
+    assert response.json()["reward"] == pytest.approx(1.0)

@@ -1,0 +1,67 @@
+"""The `vrpcoder verifier` commands: registered with the shared CLI, each with its help; a worker
+refuses untrusted code when no sandbox is usable; the demo runs the whole stack end to end."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+from vrpcoder.cli import _register_service_commands, app
+from vrpcoder_verifier.health import sandbox_report
+from vrpcoder_verifier.settings import ExecutorKind, Settings
+from vrpcoder_verifier.worker import InProcessExecutor, NoSandboxError, build_executor
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _service_commands() -> None:
+    _register_service_commands()
+
+
+@pytest.mark.parametrize("command", [[], ["api"], ["worker"], ["demo"]], ids=["group", "api", "worker", "demo"])
+def test_every_verifier_command_has_help(command: list[str]) -> None:
+    result = runner.invoke(app, ["verifier", *command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage" in result.output
+
+
+def test_api_refuses_to_start_without_tokens() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "vrpcoder_verifier", "api", "--port", "0"],
+        capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "VRPCODER_VERIFIER_API_TOKENS": ""},
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "no API tokens" in done.stderr
+
+
+def test_explicit_in_process_executor_is_unsandboxed() -> None:
+    assert isinstance(build_executor(Settings(executor=ExecutorKind.IN_PROCESS)), InProcessExecutor)
+
+
+def test_sandbox_executor_is_required_unless_unsandboxed_is_allowed() -> None:
+    if sandbox_report().available:
+        assert not isinstance(build_executor(Settings(executor=ExecutorKind.SANDBOX)), InProcessExecutor)
+    else:
+        with pytest.raises(NoSandboxError):
+            build_executor(Settings())
+        assert isinstance(build_executor(Settings(allow_unsandboxed=True)), InProcessExecutor)
+
+
+@pytest.mark.slow
+def test_demo_verifies_all_21_variants_through_the_service() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "vrpcoder_verifier", "demo", "--mutants", "1", "--json"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    import json
+
+    rows = json.loads(done.stdout[done.stdout.index("[") :])
+    gold = [r for r in rows if r["kind"] == "gold"]
+    assert len(gold) == 21
+    assert all(r["passed"] == r["samples"] for r in gold)
+    assert all(not r["errors"] or "infrastructure" not in r["errors"] for r in rows)

@@ -1,0 +1,251 @@
+"""Pure parts of the service, no Redis or processes: settings, cache keys, wire models, the client's
+retry rules (against httpx's in-memory transport) and the TRL reward function."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import httpx
+import pytest
+from pydantic import ValidationError
+from vrpcoder.errors import ErrorKind, VerificationError
+from vrpcoder.samples import Sample
+from vrpcoder.verification import RewardWeights, Verdict, VerifyConfig
+from vrpcoder_verifier.cache import cache_key, cacheable
+from vrpcoder_verifier.client import RetryPolicy, VerifierClient, VerifierHTTPError, VerifierUnavailable
+from vrpcoder_verifier.queue import infrastructure_verdict
+from vrpcoder_verifier.reward import extract_code, make_verifier_reward
+from vrpcoder_verifier.schemas import BatchRequest, JobState, VerifyRequest, VerifyResult, sample_digest
+from vrpcoder_verifier.settings import ExecutorKind, Settings
+from vrpcoder_verifier.stack import settings_env
+
+FAST_RETRY = RetryPolicy(attempts=3, backoff=0.001, max_backoff=0.002)
+
+
+def test_settings_read_tokens_and_redis_url_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VRPCODER_VERIFIER_API_TOKENS", " alpha, beta ,,")
+    monkeypatch.setenv("REDIS_URL", "redis://cache:6380/2")
+    settings = Settings()
+    assert settings.token_values() == {"alpha", "beta"}
+    assert settings.redis_url == "redis://cache:6380/2"
+
+
+def test_settings_env_round_trips_through_a_child_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = Settings(api_tokens="t1,t2", executor="in-process", max_time_limit=33.0, default_time_limit=30.0, queue_name="q")
+    for name, value in settings_env(original).items():
+        monkeypatch.setenv(name, value)
+    assert Settings() == original
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"default_time_limit": 200.0, "max_time_limit": 100.0},
+        {"default_wait_seconds": 90.0, "max_wait_seconds": 60.0},
+        {"worker_heartbeat_seconds": 3.0, "worker_dead_after_seconds": 5.0},
+        {"sandbox_wall_seconds": 900.0, "job_timeout_seconds": 900},
+        {"executor": "docker"},
+        {"max_body_bytes": 10},
+    ],
+    ids=["time-limit", "wait", "heartbeat", "sandbox-vs-job-timeout", "executor", "tiny-body"],
+)
+def test_inconsistent_settings_are_refused(values: dict[str, object]) -> None:
+    with pytest.raises(ValidationError):
+        Settings(**values)  # type: ignore[arg-type]
+
+
+def test_in_process_executor_counts_as_an_explicit_opt_out() -> None:
+    assert Settings(executor=ExecutorKind.IN_PROCESS).unsandboxed_ok
+    assert not Settings().unsandboxed_ok
+
+
+BASE_KEY = ("code", "a" * 64, "v1", VerifyConfig())
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        ("code ", "a" * 64, "v1", VerifyConfig()),
+        ("code", "b" * 64, "v1", VerifyConfig()),
+        ("code", "a" * 64, "v2", VerifyConfig()),
+        ("code", "a" * 64, "v1", VerifyConfig(time_limit=5.0)),
+        ("code", "a" * 64, "v1", VerifyConfig(weights=RewardWeights(build=0.1, diff=0.6, inj=0.3))),
+    ],
+    ids=["candidate", "sample", "version", "time-limit", "weights"],
+)
+def test_cache_key_changes_with_every_part(changed: tuple[str, str, str, VerifyConfig]) -> None:
+    assert cache_key(*changed) != cache_key(*BASE_KEY)
+    assert cache_key(*BASE_KEY) == cache_key(*BASE_KEY)
+
+
+def test_cache_key_parts_cannot_bleed_into_each_other() -> None:
+    assert cache_key("ab", "c", "v", VerifyConfig()) != cache_key("a", "bc", "v", VerifyConfig())
+
+
+def test_infrastructure_verdicts_are_not_cached(cvrp: Sample) -> None:
+    ours = infrastructure_verdict(cvrp, "worker lost")
+    theirs = ours.model_copy(update={"reward": 0.0, "error": VerificationError(kind=ErrorKind.TIMEOUT, detail="slow")})
+    assert ours.reward is None
+    assert not cacheable(ours) and cacheable(theirs)
+
+
+def test_sample_digest_is_content_addressed(cvrp: Sample, tsp: Sample) -> None:
+    assert sample_digest(cvrp) == sample_digest(Sample.model_validate_json(cvrp.model_dump_json()))
+    assert sample_digest(cvrp) != sample_digest(tsp)
+    renamed = cvrp.model_copy(update={"reference_objective": cvrp.reference_objective + 1})
+    assert sample_digest(renamed) != sample_digest(cvrp)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"candidate": "x"},
+        {"candidate": "x", "sample_id": "a" * 64, "sample": None, "extra": 1},
+        {"candidate": "x", "sample_id": "A" * 64},
+    ],
+    ids=["no-sample", "extra-field", "upper-case-digest"],
+)
+def test_verify_request_validation(payload: dict[str, object]) -> None:
+    with pytest.raises(ValidationError):
+        VerifyRequest.model_validate(payload)
+
+
+def test_batch_request_checks_inline_indices(cvrp: Sample) -> None:
+    BatchRequest(items=({"candidate": "x", "sample_index": 0},), samples=(cvrp,))  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match="sample_index 1"):
+        BatchRequest(items=({"candidate": "x", "sample_index": 1},), samples=(cvrp,))  # type: ignore[arg-type]
+
+
+def _client(handler: Callable[[httpx.Request], httpx.Response]) -> VerifierClient:
+    return VerifierClient("http://verifier.test", "tok", retry=FAST_RETRY, transport=httpx.MockTransport(handler))
+
+
+def _finished(verdict: Verdict) -> dict[str, object]:
+    return VerifyResult(job_id="j" * 32, state=JobState.FINISHED, verdict=verdict).model_dump(mode="json")
+
+
+def _batch_of(verdicts: list[Verdict]) -> dict[str, object]:
+    return {"results": [_finished(v) for v in verdicts]}
+
+
+def _verdict(sample: Sample, reward: float | None) -> Verdict:
+    verdict = infrastructure_verdict(sample, "n/a")
+    if reward is None:
+        return verdict
+    return verdict.model_copy(update={"reward": reward, "error": None, "build": True})
+
+
+def test_client_retries_503_then_succeeds(cvrp: Sample) -> None:
+    calls: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request.url.path)
+        if len(calls) < 3:
+            return httpx.Response(503, json={"detail": "queue backend unavailable"})
+        assert request.headers["Authorization"] == "Bearer tok"
+        return httpx.Response(200, json=_batch_of([_verdict(cvrp, 1.0)]))
+
+    with _client(handler) as client:
+        (result,) = client.verify_batch(["code"], "a" * 64)
+    assert result.reward == 1.0
+    assert calls == ["/v1/verify/batch"] * 3
+
+
+def test_client_gives_up_after_its_attempts() -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        raise httpx.ConnectError("refused", request=request)
+
+    with _client(handler) as client, pytest.raises(VerifierUnavailable):
+        client.verify_batch(["code"], "a" * 64)
+    assert calls == FAST_RETRY.attempts
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 413, 422])
+def test_client_does_not_retry_client_errors(status: int) -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return httpx.Response(status, json={"detail": "no"})
+
+    with _client(handler) as client, pytest.raises(VerifierHTTPError) as raised:
+        client.job("0" * 32)
+    assert (calls, raised.value.status) == (1, status)
+
+
+def test_client_registers_a_sample_again_when_the_service_lost_it(cvrp: Sample) -> None:
+    registrations = 0
+    known: set[str] = set()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal registrations
+        if request.url.path == "/v1/samples":
+            registrations += 1
+            known.add(sample_digest(cvrp))
+            return httpx.Response(201, json={"sample_id": sample_digest(cvrp), "name": cvrp.id})
+        if registrations == 1:
+            known.clear()  # the service restarted and forgot it
+            registrations += 1
+        if sample_digest(cvrp) not in known:
+            return httpx.Response(404, json={"detail": "sample(s) not registered (...)"})
+        return httpx.Response(200, json=_batch_of([_verdict(cvrp, 0.5)]))
+
+    with _client(handler) as client:
+        (result,) = client.verify_batch(["code"], cvrp)
+    assert result.reward == 0.5
+    assert registrations == 3
+
+
+@pytest.mark.parametrize(
+    ("completion", "expected"),
+    [
+        ("Here:\n```python\ndef build_model():\n    pass\n```\nDone.", "def build_model():\n    pass\n"),
+        ("```python\nfirst = 1\n```\nfixed:\n```python\nsecond = 2\n```", "second = 2\n"),
+        ("```\nplain = 1\n```", "plain = 1\n"),
+        ("```bash\nls\n```\n```py\nx = 1\n```", "x = 1\n"),
+        ("```bash\nls\n```", None),
+        ("no code at all", None),
+        ([{"role": "assistant", "content": "```python\nchat = 1\n```"}], "chat = 1\n"),
+    ],
+    ids=["python", "last-block", "plain-fence", "skips-other-languages", "only-bash", "none", "chat-messages"],
+)
+def test_extract_code(completion: object, expected: str | None) -> None:
+    assert extract_code(completion) == expected  # type: ignore[arg-type]
+
+
+def test_reward_is_none_when_the_service_fails_and_zero_without_code() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(503, json={"detail": "down"})
+
+    reward = make_verifier_reward(_client(handler))
+    completions = ["```python\nx = 1\n```", "I cannot write this.", "```python\ny = 2\n```"]
+    assert reward(["p"] * 3, completions, sample_id=["a" * 64] * 3) == [None, 0.0, None]
+
+
+def test_reward_sends_one_batch_in_completion_order(cvrp: Sample) -> None:
+    seen: list[list[str]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        import json
+
+        items = json.loads(request.content)["items"]
+        seen.append([item["candidate"] for item in items])
+        rewards = {"good\n": 1.0, "half\n": 0.5}
+        return httpx.Response(200, json=_batch_of([_verdict(cvrp, rewards[i["candidate"]]) for i in items]))
+
+    reward = make_verifier_reward(_client(handler))
+    completions = ["```python\nhalf\n```", "nothing", "```python\ngood\n```"]
+    assert reward(["p"] * 3, completions, sample_id="a" * 64) == [0.5, 0.0, 1.0]
+    assert seen == [["half\n", "good\n"]]
+    assert reward.__name__ == "verifier_reward"
+
+
+def test_reward_needs_a_sample_column() -> None:
+    reward = make_verifier_reward(_client(lambda r: httpx.Response(500)))
+    with pytest.raises(ValueError, match="sample_id"):
+        reward(["p"], ["```python\nx\n```"])
