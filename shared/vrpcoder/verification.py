@@ -79,7 +79,9 @@ def reward(build: bool, diff: bool, inj_fraction: float, weights: RewardWeights)
     return weights.build * build + weights.diff * diff + weights.inj * inj_fraction
 
 
-def _failed_build(sample: Sample, error: VerificationError, seconds: float) -> Verdict:
+def failed_verdict(sample: Sample, error: VerificationError, seconds: float = 0.0) -> Verdict:
+    """The verdict of a candidate that produced no model (or a job that produced no verdict):
+    zero for a candidate fault, no reward at all for ours."""
     return Verdict(
         sample_id=sample.id,
         build=False,
@@ -101,7 +103,7 @@ def verify(candidate_code: str, sample: Sample, config: VerifyConfig | None = No
     try:
         built = build_candidate(candidate_code, time_limit=config.time_limit, threads=config.threads)
     except VerificationFailure as failure:
-        return _failed_build(sample, failure.error, time.perf_counter() - started)
+        return failed_verdict(sample, failure.error, time.perf_counter() - started)
     return verify_built(built, sample, config)
 
 

@@ -33,7 +33,7 @@ from rq.serializers import JSONSerializer
 from rq.timeouts import JobTimeoutException, TimerDeathPenalty
 from vrpcoder.errors import ErrorKind, VerificationError
 from vrpcoder.samples import Sample
-from vrpcoder.verification import Verdict, VerifyConfig
+from vrpcoder.verification import Verdict, VerifyConfig, failed_verdict
 
 from vrpcoder_verifier.cache import SampleStore, cacheable, verdict_key
 from vrpcoder_verifier.schemas import JobState, VerifyResult
@@ -76,18 +76,7 @@ class JobSpec:
 
 def infrastructure_verdict(sample: Sample, detail: str) -> Verdict:
     """A verdict that blames us, not the candidate: no reward at all rather than a silent zero."""
-    return Verdict(
-        sample_id=sample.id,
-        build=False,
-        status=None,
-        objective=None,
-        reference_objective=sample.reference_objective,
-        diff=False,
-        probes=(),
-        passed=False,
-        reward=None,
-        error=VerificationError(kind=ErrorKind.INFRASTRUCTURE, detail=detail),
-    )
+    return failed_verdict(sample, VerificationError(kind=ErrorKind.INFRASTRUCTURE, detail=detail))
 
 
 def notify_key(settings: Settings, token: str) -> str:
