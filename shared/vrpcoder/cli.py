@@ -12,13 +12,17 @@ import json
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from vrpcoder.variants import ATTACKERS, VARIANTS
+
+if TYPE_CHECKING:
+    from vrpcoder.samples import Sample
+    from vrpcoder.verification import Verdict, VerifyConfig
 
 app = typer.Typer(
     name="vrpcoder",
@@ -359,8 +363,15 @@ def verify_command(
     as_json: JsonOpt = False,
     time_limit: TimeLimitOpt = 60.0,
     diff_tolerance: Annotated[float, typer.Option(min=0.0, help="Absolute objective tolerance of DIFF.")] = 1e-3,
+    no_sandbox: Annotated[
+        bool, typer.Option("--no-sandbox", help="Run the candidate in this process (only for code you trust).")
+    ] = False,
 ) -> None:
-    """Dual-verify a candidate script against a sample: build, DIFF, INJ on every probe, reward."""
+    """Dual-verify a candidate script against a sample: build, DIFF, INJ on every probe, reward.
+
+    The candidate runs in the verifier service's bubblewrap sandbox (no network, read-only system,
+    limits on time, memory, processes, files and output); without a usable sandbox the command
+    refuses unless --no-sandbox is given."""
     from vrpcoder.io import read_record
     from vrpcoder.samples import Sample
     from vrpcoder.verification import VerifyConfig, verify
@@ -372,7 +383,11 @@ def verify_command(
         fail(str(exc))
     except OSError as exc:
         fail(f"{candidate}: cannot read ({exc.strerror})")
-    verdict = verify(code, sample, VerifyConfig(time_limit=time_limit, diff_tolerance=diff_tolerance))
+    config = VerifyConfig(time_limit=time_limit, diff_tolerance=diff_tolerance)
+    if no_sandbox:
+        verdict = verify(code, sample, config)
+    else:
+        verdict = _sandboxed_verify(code, sample, config)
     if as_json:
         print(verdict.model_dump_json(indent=2))
     else:
@@ -433,6 +448,21 @@ def mutants_command(
         f"{totals['mutants']} mutants: DIFF alone kills {totals['killed_by_diff']}, "
         f"DIFF+INJ kills {totals['killed_by_dual']}"
     )
+
+
+def _sandboxed_verify(code: str, sample: Sample, config: VerifyConfig) -> Verdict:
+    """Verify through the verifier service's sandbox; a clear error when none can be had."""
+    try:
+        from vrpcoder_verifier.sandbox import SandboxExecutor, SandboxPolicy, SandboxUnavailable
+    except ModuleNotFoundError:
+        fail("the sandbox needs the verifier service package (make install); or pass --no-sandbox")
+    budget = config.time_limit * (2 + len(sample.probes)) + 30  # one solve per probe, plus the build
+    policy = SandboxPolicy(wall_seconds=budget, cpu_seconds=int(budget))
+    try:
+        with SandboxExecutor(policy) as executor:
+            return executor.verify(code, sample, config)
+    except SandboxUnavailable as exc:
+        fail(f"no sandbox available ({exc}); pass --no-sandbox to run trusted code unsandboxed")
 
 
 def _register_service_commands() -> None:

@@ -207,3 +207,16 @@ def test_a_frozen_supervisor_is_killed_by_the_executor_with_everything_in_it(
     assert record.verdict.error is not None and record.verdict.error.kind is ErrorKind.TIMEOUT
     assert _processes_with(token) == []
     _assert_still_usable(hang_executor, cvrp)
+
+
+def test_the_next_job_cannot_find_the_previous_one(
+    executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample
+) -> None:
+    """The child of job 2 is forked from the supervisor after job 1: nothing on its stack may
+    still hold job 1's script. The marker is stored reversed in the hostile script so that it
+    cannot find its own source."""
+    marker = f"previous-job-{secrets.token_hex(6)}"
+    first = executor.execute(cvrp.gold_code + f"\nSECRET = {marker!r}\n", cvrp, CONFIG)
+    assert first.verdict.passed
+    record = executor.execute(hostile_code("previous_job", MARKER=marker[::-1]), cvrp, CONFIG)
+    _assert_contained(record, Case("previous_job", None, "no previous job in reach"))

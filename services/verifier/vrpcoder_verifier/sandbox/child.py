@@ -1,6 +1,7 @@
 """The forked process that runs one candidate: limits, tripwires, build, then (only then) verify.
 
-This process is untrusted from the moment the candidate's first line runs. Its order of work is
+It is forked as a spare before its job exists (``await_job``) and learns the job from its own
+pipe. It is untrusted from the moment the candidate's first line runs. Its order of work is
 what keeps the sample away from the candidate's own code: the build is reported *before* the
 sample (without its gold script) is sent here, so code that runs at import time or inside
 ``build_model`` has nothing to find. The verdict it sends is checked by the supervisor, never
@@ -45,8 +46,10 @@ _MAX_VIOLATION_DETAIL = 300
 
 
 @dataclass(frozen=True, slots=True)
-class ChildSetup:
-    header: JobHeader
+class ChildChannels:
+    """What a spare child is forked with, before it knows its job."""
+
+    header_fd: int
     report_fd: int
     sample_fd: int
     output_fd: int
@@ -54,6 +57,12 @@ class ChildSetup:
     scratch: str
     isolated: bool
     native_roots: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChildSetup:
+    header: JobHeader
+    channels: ChildChannels
 
 
 def set_limits(limits: WorkerLimits, *, isolated: bool) -> None:
@@ -152,17 +161,21 @@ def _conclude(reporter: Reporter, message: BaseModel) -> NoReturn:
     os._exit(0)
 
 
-def _prepare(setup: ChildSetup) -> None:
+def _prepare_idle(channels: ChildChannels) -> None:
+    """Everything that does not depend on the job, done while the spare waits for one."""
     os.setpgid(0, 0)
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    _redirect_stdio(setup.output_fd)
-    _close_all_but({0, 1, 2, setup.report_fd, setup.sample_fd})
-    os.chdir(setup.job_dir)
-    os.environ["HOME"] = setup.job_dir
-    os.environ["TMPDIR"] = setup.job_dir
+    _redirect_stdio(channels.output_fd)
+    _close_all_but({0, 1, 2, channels.header_fd, channels.report_fd, channels.sample_fd})
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    set_limits(setup.header.limits, isolated=setup.isolated)
+
+
+def _prepare_job(setup: ChildSetup) -> None:
+    os.chdir(setup.channels.job_dir)
+    os.environ["HOME"] = setup.channels.job_dir
+    os.environ["TMPDIR"] = setup.channels.job_dir
+    set_limits(setup.header.limits, isolated=setup.channels.isolated)
 
 
 def _build_phase(setup: ChildSetup, guard: Guard, reporter: Reporter) -> BuiltCandidate:
@@ -185,17 +198,30 @@ def _build_phase(setup: ChildSetup, guard: Guard, reporter: Reporter) -> BuiltCa
     return built
 
 
-def run_child(setup: ChildSetup, guard: Guard) -> NoReturn:
-    """Never returns: the process ends with ``os._exit`` whatever the candidate does."""
+def await_job(channels: ChildChannels, guard: Guard) -> NoReturn:
+    """A spare child's whole life: get ready, wait for a job header (or for the end of the
+    channel, then leave), run that one job. Forked before the job exists, it never holds any
+    of it in memory beyond what arrives on its own pipes."""
     try:
-        _prepare(setup)
-        reporter = Reporter(setup.report_fd)
-        install_hook(reporter.violation, native_roots=setup.native_roots, writable_roots=(setup.scratch,))
+        _prepare_idle(channels)
+        frame = read_frame(channels.header_fd, MAX_JOB_FRAME)
+        if frame is None:
+            os._exit(0)
+        os.close(channels.header_fd)
+        setup = ChildSetup(header=JobHeader.model_validate_json(frame), channels=channels)
+        _prepare_job(setup)
+        reporter = Reporter(channels.report_fd)
+        install_hook(reporter.violation, native_roots=channels.native_roots, writable_roots=(channels.scratch,))
     except BaseException:  # noqa: BLE001 - nothing of the candidate's has run yet: our fault
         traceback.print_exc()
         _finish(EXIT_CRASH)
+    _run(setup, guard, reporter)
+
+
+def _run(setup: ChildSetup, guard: Guard, reporter: Reporter) -> NoReturn:
+    """Never returns: the process ends with ``os._exit`` whatever the candidate does."""
     built = _build_phase(setup, guard, reporter)
-    frame = read_frame(setup.sample_fd, MAX_JOB_FRAME)
+    frame = read_frame(setup.channels.sample_fd, MAX_JOB_FRAME)
     if frame is None:
         _finish()
     disclosure = Disclosure.model_validate_json(frame)

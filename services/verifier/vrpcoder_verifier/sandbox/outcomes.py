@@ -19,7 +19,7 @@ from enum import StrEnum
 
 from vrpcoder.errors import ErrorKind, VerificationError
 from vrpcoder.samples import Sample
-from vrpcoder.verification import Verdict, VerifyConfig, reward
+from vrpcoder.verification import Verdict, VerifyConfig, failed_verdict, reward
 
 EXIT_OUT_OF_MEMORY = 86
 """The candidate's process ran out of memory while reporting (RLIMIT_AS)."""
@@ -44,19 +44,7 @@ class Phase(StrEnum):
 
 def failure_verdict(sample: Sample, kind: ErrorKind, detail: str, seconds: float = 0.0) -> Verdict:
     """The verdict of a job that produced no trustworthy verdict of its own."""
-    return Verdict(
-        sample_id=sample.id,
-        build=False,
-        status=None,
-        objective=None,
-        reference_objective=sample.reference_objective,
-        diff=False,
-        probes=(),
-        passed=False,
-        reward=0.0 if kind.is_candidate_fault else None,
-        error=VerificationError(kind=kind, detail=detail),
-        build_seconds=seconds,
-    )
+    return failed_verdict(sample, VerificationError(kind=kind, detail=detail), seconds)
 
 
 def verdict_inconsistency(verdict: Verdict, sample: Sample, config: VerifyConfig) -> str | None:

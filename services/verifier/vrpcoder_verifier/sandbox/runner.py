@@ -1,18 +1,22 @@
 """The process bubblewrap starts: a warm supervisor that forks one fresh child per job.
 
-Start-up (interpreter, ``import gurobipy``, pydantic models, the integrity snapshot) is paid once
-per sandbox; each job then costs a ``fork``. Everything loaded by then is moved out of the
-garbage collector's reach (``gc.freeze``), so a child's collections do not touch, and thereby
-copy, the whole inherited heap. The supervisor itself never runs candidate code. It
-is made non-dumpable, so the candidate's process (same uid) can neither ptrace it nor read its
-memory, and it alone holds the pipe to the executor. Per job it
+Start-up (interpreter, ``import gurobipy``, its licence check, pydantic models, the integrity
+snapshot) is paid once per sandbox; each job then costs a ``fork``, and even that happens ahead
+of time: a spare child is forked and made ready while the previous job's verdict travels back,
+and waits for its job header. Everything loaded at start-up is moved out of the garbage
+collector's reach (``gc.freeze``), so a child's collections do not touch, and thereby copy, the
+whole inherited heap. The supervisor itself never runs candidate code. It is made non-dumpable,
+so the candidate's process (same uid) can neither ptrace it nor read its memory, and it alone
+holds the pipe to the executor. Per job it
 
-1. forks the child (limits, tripwires, build; see ``child``) and only then reads the sample,
+1. hands the header to the spare child (limits, tripwires, build; see ``child``) and only then
+   reads the sample,
 2. enforces the wall clock and the output cap, discards output past the cap,
 3. answers the child's build report with the sample (no gold script) and a fresh nonce,
-4. accepts a verdict only in that order, with that nonce, consistent with the sample,
-5. kills every process the job left (inside the pid namespace: all it can see) and wipes the
-   scratch filesystem before the next job.
+4. accepts a verdict only in that order, with that nonce, consistent with the sample, and sends
+   it on at once,
+5. then kills every process the job left (inside the pid namespace: all it can see), wipes the
+   scratch filesystem and forks the next spare, from a stack that holds nothing of this job.
 
 Run as ``python -I -B -m vrpcoder_verifier.sandbox.runner '<RunnerConfig JSON>'``.
 """
@@ -34,6 +38,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import gurobipy as gp
@@ -42,7 +47,7 @@ from vrpcoder.errors import ErrorKind
 from vrpcoder.samples import Sample
 from vrpcoder.verification import Verdict
 
-from vrpcoder_verifier.sandbox.child import ChildSetup, run_child
+from vrpcoder_verifier.sandbox.child import ChildChannels, await_job
 from vrpcoder_verifier.sandbox.outcomes import (
     EXIT_CRASH,
     Phase,
@@ -384,14 +389,28 @@ def _describe_exit(end: WorkerEnd) -> str:
     return f"exit status {end.exit_code}"
 
 
+@dataclass(frozen=True, slots=True)
+class _Spare:
+    """A child forked ahead of its job, waiting on ``header_fd``: the fork and the job-independent
+    set-up are off the job's critical path."""
+
+    pid: int
+    header_fd: int
+    report_fd: int
+    sample_fd: int
+    output_fd: int
+
+
 class Supervisor:
     def __init__(self, config: RunnerConfig, guard: Guard) -> None:
         self.config = config
         self.guard = guard
         self.scratch = Path(config.scratch)
+        self.job_dir = self.scratch / "job"
         self._watch: _Watch | None = None
         self._child: int | None = None
         self._open_fds: list[int] = []
+        self._spare: _Spare | None = None
 
     def _sweep(self, pgid: int) -> None:
         if self.config.isolated:
@@ -407,44 +426,82 @@ class Supervisor:
                 with contextlib.suppress(OSError):
                     entry.unlink()
 
-    def run(self, header: JobHeader) -> JobDone:
-        """One job up to its verdict; ``finish_job`` must follow (after the verdict is sent)."""
-        self._wipe_scratch()
-        job_dir = self.scratch / "job"
-        job_dir.mkdir(mode=0o700)
+    def _fork_spare(self) -> _Spare:
+        header_r, header_w = os.pipe2(os.O_CLOEXEC)
         report_r, report_w = os.pipe2(os.O_CLOEXEC)
         sample_r, sample_w = os.pipe2(os.O_CLOEXEC)
         output_r, output_w = os.pipe2(os.O_CLOEXEC)
-        self._open_fds = [report_r, sample_w, output_r]
-        started = time.monotonic()
         pid = os.fork()
         if pid == 0:
             try:
-                for fd in (self.config.job_fd, self.config.result_fd, report_r, sample_w, output_r):
+                for fd in (self.config.job_fd, self.config.result_fd, header_w, report_r, sample_w, output_r):
                     os.close(fd)
-                setup = ChildSetup(
-                    header=header,
+                channels = ChildChannels(
+                    header_fd=header_r,
                     report_fd=report_w,
                     sample_fd=sample_r,
                     output_fd=output_w,
-                    job_dir=str(job_dir),
+                    job_dir=str(self.job_dir),
                     scratch=str(self.scratch),
                     isolated=self.config.isolated,
                     native_roots=self.config.native_roots,
                 )
-                run_child(setup, self.guard)
+                await_job(channels, self.guard)
             finally:
                 os._exit(EXIT_CRASH)
-        self._child = pid
-        for fd in (report_w, sample_r, output_w):
+        for fd in (header_r, report_w, sample_r, output_w):
             os.close(fd)
+        return _Spare(pid=pid, header_fd=header_w, report_fd=report_r, sample_fd=sample_w, output_fd=output_r)
+
+    def prepare_spare(self) -> None:
+        if self._spare is None:
+            self._spare = self._fork_spare()
+
+    def _discard_spare(self) -> None:
+        spare, self._spare = self._spare, None
+        if spare is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(spare.pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(spare.pid, 0)
+        for fd in (spare.header_fd, spare.report_fd, spare.sample_fd, spare.output_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def _hand_over(self, header_json: bytes) -> _Spare:
+        """Give the job to the waiting spare (to a fresh one if that spare is gone)."""
+        for _ in range(2):
+            self.prepare_spare()
+            spare = self._spare
+            assert spare is not None
+            try:
+                write_frame(spare.header_fd, header_json)
+            except BrokenPipeError:
+                self._discard_spare()
+                continue
+            self._spare = None
+            os.close(spare.header_fd)
+            return spare
+        raise RuntimeError("no child could be started for the job")
+
+    def run(self, header_json: bytes) -> JobDone:
+        """One job up to its verdict; ``finish_job`` must follow (after the verdict is sent)."""
+        header = JobHeader.model_validate_json(header_json)
+        self._wipe_scratch()
+        self.job_dir.mkdir(mode=0o700)
+        spare = self._hand_over(header_json)
+        started = time.monotonic()
+        self._child = spare.pid
+        self._open_fds = [spare.report_fd, spare.sample_fd, spare.output_fd]
         sample_json = read_frame(self.config.job_fd, MAX_JOB_FRAME)
         if sample_json is None:
             raise EOFError("the executor closed the job channel mid-job")
         sample = Sample.model_validate_json(sample_json)
         self._watch = _Watch(
-            pid=pid, report_fd=report_r, sample_fd=sample_w, output_fd=output_r, header=header,
-            sample_json=sample_json, sample=sample, started=started, sweep=lambda: self._sweep(pid),
+            pid=spare.pid, report_fd=spare.report_fd, sample_fd=spare.sample_fd, output_fd=spare.output_fd,
+            header=header, sample_json=sample_json, sample=sample, started=started,
+            sweep=lambda: self._sweep(spare.pid),
         )
         end = self._watch.run()
         verdict = conclude(
@@ -462,7 +519,8 @@ class Supervisor:
         )
 
     def finish_job(self) -> None:
-        """Kill what is left of the job and wipe its files before the next one is read."""
+        """Kill what is left of the job, wipe its files, then fork the next job's spare (after a
+        collection, so that not even cyclic garbage of this job is inherited by the next)."""
         if self._watch is not None:
             self._watch.finish()
         elif self._child is not None:
@@ -476,6 +534,11 @@ class Supervisor:
                 os.close(fd)
         self._watch, self._child, self._open_fds = None, None, []
         self._wipe_scratch()
+        gc.collect()
+        self.prepare_spare()
+
+    def close(self) -> None:
+        self._discard_spare()
 
 
 def main(argv: list[str]) -> int:
@@ -486,17 +549,26 @@ def main(argv: list[str]) -> int:
     warm_up_libraries()
     guard = Guard.take()
     gc.freeze()
-    write_frame(config.result_fd, Ready(pid=os.getpid(), uid=os.getuid()).model_dump_json().encode())
     supervisor = Supervisor(config, guard)
+    supervisor.prepare_spare()
+    write_frame(config.result_fd, Ready(pid=os.getpid(), uid=os.getuid()).model_dump_json().encode())
     while True:
         frame = read_frame(config.job_fd, MAX_JOB_FRAME)
         if frame is None:
+            supervisor.close()
             return 0
         try:
-            done = supervisor.run(JobHeader.model_validate_json(frame))
-            write_frame(config.result_fd, done.model_dump_json().encode())
+            _serve(supervisor, config.result_fd, frame)
         finally:
+            del frame
             supervisor.finish_job()
+
+
+def _serve(supervisor: Supervisor, result_fd: int, header_json: bytes) -> None:
+    """One job, in a frame of its own: when the next spare is forked, no local of any frame on
+    the stack still holds this job's code or verdict."""
+    done = supervisor.run(header_json)
+    write_frame(result_fd, done.model_dump_json().encode())
 
 
 if __name__ == "__main__":
