@@ -5,9 +5,9 @@ seed the natural-language statements are written from. It is organised as a CVRP
 marked code module per constraint family so that mutants can be made by deleting one module.
 """
 
+from vrpcoder.gold.code import JOINT_MODULES, AuxModule
 from vrpcoder.gold.extract import extract_solution
 from vrpcoder.gold.markers import module_names, remove_family, remove_module, strip_joint_modules
-from vrpcoder.gold.code import JOINT_MODULES, AuxModule
 from vrpcoder.gold.render import render_gold
 from vrpcoder.gold.run import GoldResult, GoldStatus, solve_gold, solve_script
 

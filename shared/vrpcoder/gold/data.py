@@ -30,10 +30,14 @@ def _per_customer(instance: Instance, values: list[object]) -> dict[int, object]
 
 def _distance_lines(instance: Instance) -> list[str]:
     if instance.distance.kind is DistanceKind.EXPLICIT:
-        return _assign("DIST", instance.distances, "Travel distance (= travel time) between nodes, given explicitly.")
+        return _assign(
+            "DIST", instance.distances, "Travel distance (= travel time) between nodes, given explicitly."
+        )
     source = inspect.getsource(pair_distance).rstrip()
     return [
-        *_assign("DISTANCE_KIND", instance.distance.kind.value, "How distances are measured between coordinates."),
+        *_assign(
+            "DISTANCE_KIND", instance.distance.kind.value, "How distances are measured between coordinates."
+        ),
         "",
         "",
         source,
@@ -56,13 +60,17 @@ def _window_lines(instance: Instance, features: ScriptFeatures) -> list[str]:
         windows[node] = _bounds(depot.window, f"depot {node}")
     for node in instance.customer_nodes:
         windows[node] = _bounds(instance.customer(node).window, f"customer {node}")
-    lines = _assign("WINDOW", windows, "Time window (earliest, latest service start) per node; depots: opening hours.")
+    lines = _assign(
+        "WINDOW", windows, "Time window (earliest, latest service start) per node; depots: opening hours."
+    )
     service = [float(c.service_time) for c in instance.customers]
     lines += _assign("SERVICE", _per_customer(instance, list(service)), "Service duration at each customer.")
     if features.soft_windows:
         penalties = [float(c.late_penalty or 0.0) for c in instance.customers]
         lines += _assign(
-            "LATE_PENALTY", _per_customer(instance, list(penalties)), "Cost per time unit of starting service late."
+            "LATE_PENALTY",
+            _per_customer(instance, list(penalties)),
+            "Cost per time unit of starting service late.",
         )
     return lines
 
@@ -76,10 +84,14 @@ def data_lines(instance: Instance, features: ScriptFeatures) -> list[str]:
     lines += _assign("K", len(vehicles), "Number of vehicles; each drives at most one route.")
     lines += _assign("DEPOTS", list(range(instance.num_depots)), "Depot nodes.")
     lines += _assign("CUSTOMERS", list(instance.customer_nodes), "Customer nodes.")
-    lines += _assign("COORDS", [(float(x), float(y)) for x, y in instance.coords], "Coordinates of every node.")
+    lines += _assign(
+        "COORDS", [(float(x), float(y)) for x, y in instance.coords], "Coordinates of every node."
+    )
     lines += _assign("VEHICLE_DEPOT", [v.depot for v in vehicles], "Home depot of each vehicle.")
     if features.capacity:
-        lines += _assign("CAPACITY", [float(v.capacity or 0.0) for v in vehicles], "Load capacity of each vehicle.")
+        lines += _assign(
+            "CAPACITY", [float(v.capacity or 0.0) for v in vehicles], "Load capacity of each vehicle."
+        )
     if features.compartments:
         lines += _assign(
             "COMPARTMENT_CAPACITY",
@@ -87,9 +99,13 @@ def data_lines(instance: Instance, features: ScriptFeatures) -> list[str]:
             "Capacity of each compartment of each vehicle.",
         )
     if features.fixed_costs:
-        lines += _assign("FIXED_COST", [float(v.fixed_cost) for v in vehicles], "Cost paid once per vehicle used.")
+        lines += _assign(
+            "FIXED_COST", [float(v.fixed_cost) for v in vehicles], "Cost paid once per vehicle used."
+        )
     lines += _assign(
-        "COST_PER_DISTANCE", [float(v.cost_per_distance) for v in vehicles], "Cost per unit distance per vehicle."
+        "COST_PER_DISTANCE",
+        [float(v.cost_per_distance) for v in vehicles],
+        "Cost per unit distance per vehicle.",
     )
     if features.needs_demand:
         demand = [float(c.demand) for c in instance.customers]
@@ -119,12 +135,18 @@ def data_lines(instance: Instance, features: ScriptFeatures) -> list[str]:
     if features.timed:
         lines += _window_lines(instance, features)
     if features.distance_limit:
-        lines += _assign("MAX_ROUTE_DISTANCE", float(instance.max_route_distance or 0.0), "Longest allowed route.")
-    lines += _assign("OPEN_ROUTES", features.open_routes, "Open routes end at their last customer (return leg free).")
+        lines += _assign(
+            "MAX_ROUTE_DISTANCE", float(instance.max_route_distance or 0.0), "Longest allowed route."
+        )
+    lines += _assign(
+        "OPEN_ROUTES", features.open_routes, "Open routes end at their last customer (return leg free)."
+    )
     lines += _distance_lines(instance)
     lines += [
         "# Distance a leg counts towards route length and travel cost (return legs are free on open routes).",
         "LEG = [[0.0 if OPEN_ROUTES and j in DEPOTS else DIST[i][j] for j in range(N)] for i in range(N)]",
+        "",
+        "",
         *_GROUPS.strip("\n").splitlines(),
     ]
     return lines

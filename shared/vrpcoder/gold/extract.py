@@ -76,7 +76,9 @@ def _vehicle_plan(
         while succ.get(node):
             visits = _walk(succ, node, {node})
             if any(v < num_depots for v in visits):
-                raise ValueError(f"vehicle {vehicle} drives through a depot outside a route from its own depot")
+                raise ValueError(
+                    f"vehicle {vehicle} drives through a depot outside a route from its own depot"
+                )
             cycles.append(Cycle(vehicle=vehicle, visits=tuple(visits)))
     return routes, cycles
 

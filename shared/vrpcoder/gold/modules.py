@@ -278,16 +278,20 @@ def time_window_module(f: ScriptFeatures) -> CodeModule:
 
 
 def soft_time_window_module(f: ScriptFeatures) -> CodeModule:
-    code = """
+    code = (
+        """
         # Soft windows: service waits for the window to open but may start late; every time unit late
         # is paid in the objective. No schedule without needless waiting starts service after `latest`.
         latest = max(w[0] for w in WINDOW.values()) + sum(SERVICE.values()) + len(CUSTOMERS) * max(map(max, DIST))
         for j in CUSTOMERS:
             start[j].UB = latest
-    """ + _DEPART_AND_TRAVEL.replace("{latest_i}", "latest") + """
+    """
+        + _DEPART_AND_TRAVEL.replace("{latest_i}", "latest")
+        + """
         for j in CUSTOMERS:
             m.addConstr(late[j] >= start[j] - WINDOW[j][1], name=f"late[{j}]")
     """
+    )
     return make_module(AuxModule.SOFT_TIME_WINDOW, code)
 
 
@@ -359,7 +363,9 @@ def symmetry_breaking_module(f: ScriptFeatures) -> CodeModule:
         # order removes copies of a plan, never a set of routes.
         """
         window = "CUSTOMERS[:pos]"
-    code = rule + f"""
+    code = (
+        rule
+        + f"""
         for k in range(K):
             twins = [h for h in range(k) if VEHICLE_DEPOT[h] == VEHICLE_DEPOT[k]]
             if not twins:
@@ -368,6 +374,7 @@ def symmetry_breaking_module(f: ScriptFeatures) -> CodeModule:
                 earlier = gp.quicksum(visit[i, twins[-1]] for i in {window})
                 m.addConstr(visit[j, k] <= earlier, name=f"symmetry[{{j}},{{k}}]")
     """
+    )
     return make_module(AuxModule.SYMMETRY_BREAKING, code)
 
 
@@ -376,7 +383,11 @@ def objective_module(f: ScriptFeatures) -> CodeModule:
     code = """
         # Travel cost of every vehicle (return legs are free on open routes)
         travel = gp.quicksum(
-            COST_PER_DISTANCE[k] * LEG[i][j] * x[i, j, k] for i in range(N) for j in range(N) for k in range(K) if LEG[i][j] > 0
+            COST_PER_DISTANCE[k] * LEG[i][j] * x[i, j, k]
+            for i in range(N)
+            for j in range(N)
+            for k in range(K)
+            if LEG[i][j] > 0
         )
     """
     if f.fixed_costs:

@@ -60,7 +60,9 @@ def _solved(model: gp.Model, instance: Instance) -> GoldResult:
     if status in (GRB.INFEASIBLE, GRB.INF_OR_UNBD):
         return GoldResult(status=GoldStatus.INFEASIBLE, runtime=runtime)
     if status != GRB.OPTIMAL and status not in _LIMITS:
-        return GoldResult(status=GoldStatus.ERROR, runtime=runtime, detail=f"Gurobi ended with status {status}")
+        return GoldResult(
+            status=GoldStatus.ERROR, runtime=runtime, detail=f"Gurobi ended with status {status}"
+        )
     if model.SolCount < 1:
         return GoldResult(status=GoldStatus.NO_SOLUTION, runtime=runtime, bound=_bound(model))
     detail: str | None = None

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from vrpcoder.instances import Customer, Depot, Instance, PickupDelivery, TimeWindow, Vehicle
 from vrpcoder.variants import CapacityKind, Module, get_variant
 
@@ -98,7 +97,9 @@ def make_instance(variant: str, n: int, k: int, seed: int = 0) -> Instance:
     timed = spec.has(Module.HTW) or spec.has(Module.STW)
     pd_horizon = spec.has(Module.PD) and timed
     horizon = PD_HORIZON if pd_horizon else HORIZON
-    depots = [Depot(x=x, y=y, window=TimeWindow(start=0, end=horizon) if timed else None) for x, y in depot_xy]
+    depots = [
+        Depot(x=x, y=y, window=TimeWindow(start=0, end=horizon) if timed else None) for x, y in depot_xy
+    ]
 
     demand = [0.0] * n
     compartments: list[tuple[float, float] | None] = [None] * n
@@ -151,7 +152,9 @@ def make_instance(variant: str, n: int, k: int, seed: int = 0) -> Instance:
     if spec.has(Module.PD):
         need = sum(p.quantity for p in pairs) / 2
     elif spec.has(Module.BH):
-        need = max(sum(d for d, b in zip(demand, backhaul, strict=True) if b == side) for side in (False, True))
+        need = max(
+            sum(d for d, b in zip(demand, backhaul, strict=True) if b == side) for side in (False, True)
+        )
     else:
         need = sum(demand)
     vehicles = _vehicles(variant, k, rng, max(need, 1.0), n)
@@ -192,7 +195,6 @@ def tiny_size(variant: str) -> tuple[int, int]:
 def tiny(variant: str, seed: int = 0) -> Instance:
     n, k = tiny_size(variant)
     return make_instance(variant, n, k, seed)
-
 
 
 @pytest.fixture(scope="session")

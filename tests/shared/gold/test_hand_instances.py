@@ -6,7 +6,6 @@ import math
 from typing import Any
 
 import pytest
-
 from vrpcoder.gold import GoldStatus, remove_family, render_gold, solve_gold, solve_script
 from vrpcoder.instances import Customer, Depot, Instance, PickupDelivery, TimeWindow, Vehicle
 
@@ -119,7 +118,10 @@ def test_hard_windows_fix_the_order_and_may_make_an_instance_infeasible() -> Non
     assert result.status == GoldStatus.OPTIMAL and result.objective == pytest.approx(40.0)
     assert result.solution is not None and result.solution.routes[0].visits == (2, 1)
     unreachable = [Customer(x=30, y=0, demand=1, window=TimeWindow(start=0, end=10))]
-    assert solve_gold(make("VRPHTW", unreachable, [Vehicle(capacity=5)], depots=depots)).status == GoldStatus.INFEASIBLE
+    assert (
+        solve_gold(make("VRPHTW", unreachable, [Vehicle(capacity=5)], depots=depots)).status
+        == GoldStatus.INFEASIBLE
+    )
 
 
 def test_open_route_has_no_closing_time() -> None:
@@ -137,7 +139,10 @@ def test_pickup_must_precede_its_delivery() -> None:
     # A legal tour starts at a pickup (10 away); from (10,0) the cheapest legal rest is
     # (0,10), (0,1), (1,0), 0 = 10 sqrt(2) + 9 + sqrt(2) + 1, so the optimum is 20 + 11 sqrt(2).
     customers = [Customer(x=10, y=0), Customer(x=1, y=0), Customer(x=0, y=10), Customer(x=0, y=1)]
-    pairs = (PickupDelivery(pickup=1, delivery=2, quantity=1), PickupDelivery(pickup=3, delivery=4, quantity=1))
+    pairs = (
+        PickupDelivery(pickup=1, delivery=2, quantity=1),
+        PickupDelivery(pickup=3, delivery=4, quantity=1),
+    )
     instance = make("PDP", customers, [Vehicle(capacity=5)], pairs=pairs)
     result = solve_gold(instance)
     assert result.status == GoldStatus.OPTIMAL and result.solution is not None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from vrpcoder.gold import module_names, remove_family, remove_module, strip_joint_modules
 
 SCRIPT = """def build_model():

@@ -7,7 +7,6 @@ import inspect
 from collections.abc import Callable
 
 import pytest
-
 from vrpcoder.distances import DistanceKind, pair_distance
 from vrpcoder.gold import AuxModule, module_names, render_gold
 from vrpcoder.instances import DistanceSpec, Instance
@@ -90,5 +89,7 @@ def test_explicit_distances_are_embedded_as_a_matrix(tiny_instance: Callable[...
     assert "def pair_distance" not in script
     namespace: dict[str, object] = {"__name__": "render_test"}
     exec(compile(script, "<gold>", "exec"), namespace)
-    expected = [[0.0 if i == j else matrix[i][j] for j in range(inst.num_nodes)] for i in range(inst.num_nodes)]
+    expected = [
+        [0.0 if i == j else matrix[i][j] for j in range(inst.num_nodes)] for i in range(inst.num_nodes)
+    ]
     assert namespace["DIST"] == expected

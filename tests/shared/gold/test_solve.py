@@ -9,8 +9,6 @@ from collections.abc import Callable
 
 import gurobipy as gp
 import pytest
-
-from tests.shared.bruteforce import brute_force_optimum
 from vrpcoder.checker import check
 from vrpcoder.gold import (
     GoldResult,
@@ -22,10 +20,13 @@ from vrpcoder.gold import (
     render_gold,
     solve_gold,
     solve_script,
+    strip_joint_modules,
 )
 from vrpcoder.instances import Instance
 from vrpcoder.solutions import Solution
 from vrpcoder.variants import VARIANTS, Module
+
+from tests.shared.bruteforce import brute_force_optimum
 
 ALL_VARIANTS = list(VARIANTS)
 ENUMERABLE = [v for v in ALL_VARIANTS if not VARIANTS[v].has(Module.SPLIT)]
@@ -80,7 +81,9 @@ def gold_results(tiny_instance: Callable[..., Instance]) -> dict[str, tuple[Inst
 
 
 @pytest.mark.parametrize("variant", ALL_VARIANTS)
-def test_gold_reaches_a_sane_optimum(variant: str, gold_results: dict[str, tuple[Instance, GoldResult]]) -> None:
+def test_gold_reaches_a_sane_optimum(
+    variant: str, gold_results: dict[str, tuple[Instance, GoldResult]]
+) -> None:
     instance, result = gold_results[variant]
     assert result.status == GoldStatus.OPTIMAL, result.detail
     assert result.solution is not None and result.objective is not None
@@ -89,7 +92,9 @@ def test_gold_reaches_a_sane_optimum(variant: str, gold_results: dict[str, tuple
 
 
 @pytest.mark.parametrize("variant", ALL_VARIANTS)
-def test_routing_variable_spans_all_nodes_and_vehicles(variant: str, tiny_instance: Callable[..., Instance]) -> None:
+def test_routing_variable_spans_all_nodes_and_vehicles(
+    variant: str, tiny_instance: Callable[..., Instance]
+) -> None:
     instance = tiny_instance(variant)
     expected = instance.num_nodes**2 * len(instance.vehicles)
     assert _x_entries(render_gold(instance)) == expected
@@ -129,7 +134,9 @@ def test_gold_agrees_with_enumeration_on_more_instances(
         assert "no route plan is feasible" in str(exc)
         assert result.status == GoldStatus.INFEASIBLE
         return
-    assert result.status == GoldStatus.OPTIMAL and result.objective is not None and result.solution is not None
+    assert (
+        result.status == GoldStatus.OPTIMAL and result.objective is not None and result.solution is not None
+    )
     assert _close(optimum, result.objective)
     report = check(instance, result.solution)
     assert report.violations == () and _close(report.cost, result.objective)
@@ -163,7 +170,20 @@ def test_dropping_any_family_still_runs_and_only_relaxes(
             assert result.objective <= gold.objective + RTOL * max(1.0, gold.objective), family
 
 
-def test_a_model_too_large_for_the_licence_is_reported_as_such(instance_factory: Callable[..., Instance]) -> None:
+@pytest.mark.parametrize("variant", ALL_VARIANTS)
+def test_joint_cuts_do_not_change_the_optimum(
+    variant: str, gold_results: dict[str, tuple[Instance, GoldResult]]
+) -> None:
+    instance, gold = gold_results[variant]
+    assert gold.objective is not None
+    plain = solve_script(strip_joint_modules(render_gold(instance)), instance)
+    assert plain.status == GoldStatus.OPTIMAL and plain.objective is not None
+    assert _close(plain.objective, gold.objective)
+
+
+def test_a_model_too_large_for_the_licence_is_reported_as_such(
+    instance_factory: Callable[..., Instance],
+) -> None:
     result = solve_gold(instance_factory("CVRP", 40, 4, 0))
     assert result.status == GoldStatus.SIZE_LIMITED_LICENCE
     assert result.solution is None and result.objective is None
@@ -171,7 +191,9 @@ def test_a_model_too_large_for_the_licence_is_reported_as_such(instance_factory:
 
 def test_stopping_early_with_an_incumbent_reports_it(tiny_instance: Callable[..., Instance]) -> None:
     instance = tiny_instance("CVRP")
-    script = render_gold(instance).replace("    m.optimize()", "    m.Params.SolutionLimit = 1\n    m.optimize()")
+    script = render_gold(instance).replace(
+        "    m.optimize()", "    m.Params.SolutionLimit = 1\n    m.optimize()"
+    )
     result = solve_script(script, instance)
     assert result.status == GoldStatus.TIME_LIMIT
     assert result.solution is not None and result.objective is not None
@@ -207,3 +229,17 @@ def test_extraction_needs_a_solution_and_a_routing_variable(tiny_instance: Calla
         model.optimize()
         with pytest.raises(ValueError, match="no solution"):
             extract_solution(model, instance)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ALL_VARIANTS)
+def test_eight_customers_solve_to_a_checked_optimum(
+    variant: str, instance_factory: Callable[..., Instance]
+) -> None:
+    instance = instance_factory(variant, 8, 3, 0)
+    result = solve_gold(instance, time_limit=60)
+    assert result.status == GoldStatus.OPTIMAL, result.detail
+    assert result.solution is not None and result.objective is not None
+    _assert_sane(instance, result.solution)
+    report = check(instance, result.solution)
+    assert report.violations == () and _close(report.cost, result.objective)
