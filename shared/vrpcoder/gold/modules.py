@@ -46,11 +46,16 @@ def variables_module(f: ScriptFeatures) -> CodeModule:
         code += """
         # arc[i, j]: how many vehicles drive i -> j (at most one, as each customer is visited once).
         # The solver branches on these aggregated arcs first, which is much faster than on x alone.
+        # With a single vehicle the aggregate is x itself (no extra variables: larger tours fit the
+        # size-limited licence).
         arcs = [(i, j) for i in range(N) for j in range(N) if i != j and not (i in DEPOTS and j in DEPOTS)]
-        arc = m.addVars(arcs, vtype=GRB.INTEGER, ub=K, name="arc")
-        for i, j in arcs:
-            m.addConstr(arc[i, j] == x.sum(i, j, "*"), name=f"arc[{i},{j}]")
-            arc[i, j].BranchPriority = 1
+        if K == 1:
+            arc = {(i, j): x[i, j, 0] for i, j in arcs}
+        else:
+            arc = m.addVars(arcs, vtype=GRB.INTEGER, ub=K, name="arc")
+            for i, j in arcs:
+                m.addConstr(arc[i, j] == x.sum(i, j, "*"), name=f"arc[{i},{j}]")
+                arc[i, j].BranchPriority = 1
         """
     if f.split:
         code += """
