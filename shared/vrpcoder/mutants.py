@@ -271,7 +271,8 @@ class MutantReport(BaseModel):
     caught_by: tuple[str, ...]
     """Probe names (or "diff" / "build") that failed on some sample."""
     has_attacker: bool
-    """The variant enables an attacker that targets (or exposes) this family."""
+    """Some sample of this instance carries a probe that targets (or exposes) this family: an
+    attacker was enabled *and* found a valid probe on this instance."""
     equivalent: bool = False
     """An omission whose rule the variant's other rules imply (see ``IMPLIED_BY``)."""
 
@@ -293,7 +294,8 @@ def run_mutants(
     if not samples:
         raise ValueError("no samples to mutate")
     variant = get_variant(samples[0].variant)
-    revealed = {f for a in variant.attackers for f in ATTACKERS[a].reveals}
+    probed = {p.attacker for sample in samples for p in sample.probes if p.attacker is not None}
+    revealed = {f for a in probed for f in ATTACKERS[a].reveals}
     reports: list[MutantReport] = []
     for rule in mutation_rules(variant.name, kinds):
         applied, diff_kill, dual_kill, caught = 0, False, False, []

@@ -19,11 +19,14 @@ class AuxModule(StrEnum):
     """Service start times and lateness for soft windows (an objective term, not a family)."""
     VALID_INEQUALITIES = "valid_inequalities"
     """Cuts implied by several families together; removed with any family (see ``remove_family``)."""
+    GROUP_CUTS = "group_cuts"
+    """Some vehicle enters every customer group: eliminates subtours only *given* coverage, so it
+    is joint too (kept in the subtour module it would silently re-impose an omitted coverage)."""
     SYMMETRY_BREAKING = "symmetry_breaking"
     OBJECTIVE = "objective"
 
 
-JOINT_MODULES: tuple[str, ...] = (AuxModule.VALID_INEQUALITIES,)
+JOINT_MODULES: tuple[str, ...] = (AuxModule.VALID_INEQUALITIES, AuxModule.GROUP_CUTS)
 """Modules valid only while every family module is present."""
 
 

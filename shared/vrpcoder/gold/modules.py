@@ -142,10 +142,6 @@ def subtour_module(f: ScriptFeatures) -> CodeModule:
                                 position[i, k] - position[j, k] + n * x[i, j, k] + (n - 2) * x[j, i, k] <= n - 1,
                                 name=f"subtour[{i},{j},{k}]",
                             )
-            # Some vehicle enters every group of customers (subtour elimination cuts).
-            for number, group in enumerate(GROUPS):
-                entering = gp.quicksum(x.sum(i, j, "*") for i in range(N) for j in group if i not in group)
-                m.addConstr(entering >= 1, name=f"enter_group[{number}]")
         """
     else:
         code = """
@@ -159,12 +155,21 @@ def subtour_module(f: ScriptFeatures) -> CodeModule:
                             position[i] - position[j] + n * arc[i, j] + (n - 2) * arc[j, i] <= n - 1,
                             name=f"subtour[{i},{j}]",
                         )
-            # Some vehicle enters every group of customers (subtour elimination cuts).
-            for number, group in enumerate(GROUPS):
-                entering = gp.quicksum(arc[i, j] for i in range(N) for j in group if i not in group and (i, j) in arc)
-                m.addConstr(entering >= 1, name=f"enter_group[{number}]")
         """
     return make_module(Family.SUBTOUR, code)
+
+
+def group_cuts_module(f: ScriptFeatures) -> CodeModule:
+    """Every customer group is entered by some vehicle: strong subtour cuts, valid given coverage."""
+    arc_use = 'x.sum(i, j, "*")' if f.split else "arc[i, j]"
+    guard = "" if f.split else " and (i, j) in arc"
+    code = f"""
+        # Some vehicle enters every group of customers (they are all served, none by a detached cycle).
+        for number, group in enumerate(GROUPS):
+            entering = gp.quicksum({arc_use} for i in range(N) for j in group if i not in group{guard})
+            m.addConstr(entering >= 1, name=f"enter_group[{{number}}]")
+    """
+    return make_module(AuxModule.GROUP_CUTS, code)
 
 
 def capacity_module(f: ScriptFeatures) -> CodeModule:
@@ -432,6 +437,7 @@ def script_modules(f: ScriptFeatures) -> tuple[CodeModule, ...]:
     """The modules of a variant's gold script, in script order (families as the registry lists them)."""
     modules = [variables_module(f)]
     modules += [FAMILY_MODULES[family](f) for family in f.families]
+    modules.append(group_cuts_module(f))
     if f.soft_windows:
         modules.append(soft_time_window_module(f))
     if f.pickup_delivery:
