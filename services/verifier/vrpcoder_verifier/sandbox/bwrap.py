@@ -107,6 +107,9 @@ def bwrap_command(bwrap: str, layout: SandboxLayout, argv: Sequence[str], *, inf
     command = [bwrap, *namespaces, "--die-with-parent", "--new-session"]
     if info_fd is not None:
         command += ["--info-fd", str(info_fd)]
+    # Scratch first: host paths that live under /tmp (a checkout or venv there) are bound on top
+    # of it afterwards instead of being hidden by it.
+    command += ["--dev", "/dev", "--perms", "1777", "--size", str(layout.scratch_bytes), "--tmpfs", SCRATCH]
     for mount in layout.mounts:
         if mount.kind == "ro-bind":
             command += ["--ro-bind", mount.source, mount.dest]
@@ -114,7 +117,6 @@ def bwrap_command(bwrap: str, layout: SandboxLayout, argv: Sequence[str], *, inf
             command += ["--symlink", mount.source, mount.dest]
         else:
             command += ["--perms", "0755", "--dir", mount.dest]
-    command += ["--dev", "/dev", "--perms", "1777", "--size", str(layout.scratch_bytes), "--tmpfs", SCRATCH]
     command += ["--chdir", SCRATCH, "--clearenv"]
     for key, value in layout.env:
         command += ["--setenv", key, value]
