@@ -33,6 +33,7 @@ import os
 import resource
 import secrets
 import selectors
+import shutil
 import signal
 import sys
 import time
@@ -418,7 +419,12 @@ class Supervisor:
             sweep_group(pgid)
 
     def _wipe_scratch(self) -> None:
-        _clear(self.scratch)
+        for entry in self.scratch.iterdir():
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    entry.unlink()
 
     def _fork_spare(self) -> _Spare:
         header_r, header_w = os.pipe2(os.O_CLOEXEC)
@@ -567,18 +573,3 @@ def _serve(supervisor: Supervisor, result_fd: int, header_json: bytes) -> None:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
-
-
-def _clear(directory: Path) -> None:
-    """Empty ``directory`` without entering mount points: host paths bound read-only under the
-    scratch (a checkout that lives in /tmp) stay, everything the job wrote goes."""
-    for entry in directory.iterdir():
-        if entry.is_dir() and not entry.is_symlink():
-            if os.path.ismount(entry):
-                continue
-            _clear(entry)
-            with contextlib.suppress(OSError):
-                entry.rmdir()
-        else:
-            with contextlib.suppress(OSError):
-                entry.unlink()
