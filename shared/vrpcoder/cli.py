@@ -18,10 +18,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from vrpcoder.variants import ATTACKERS, VARIANTS
+from vrpcoder.variants import VARIANTS
 
 if TYPE_CHECKING:
-    from vrpcoder.samples import Sample
+    from vrpcoder.audit import AuditedSolve
+    from vrpcoder.demo import DemoRow
+    from vrpcoder.samples import BuildReport, Sample
     from vrpcoder.verification import Verdict, VerifyConfig
 
 app = typer.Typer(
@@ -66,7 +68,7 @@ def variants(as_json: JsonOpt = False) -> None:
             "train": v.train,
             "families": [f.value for f in v.families],
             "attackers": [a.value for a in v.attackers],
-            "attacked_families": sorted({ATTACKERS[a].target.value for a in v.attackers}),
+            "attacked_families": sorted(f.value for f in v.attacked_families),
         }
         for v in VARIANTS.values()
     ]
@@ -175,10 +177,7 @@ def gold_solve(
         raise typer.Exit(1)
 
 
-def _print_audit(audit: object) -> None:
-    from vrpcoder.audit import AuditedSolve
-
-    assert isinstance(audit, AuditedSolve)
+def _print_audit(audit: AuditedSolve) -> None:
     console.print(
         f"[bold]{audit.instance}[/] ({audit.variant}): status [bold]{audit.status}[/], "
         f"objective {audit.objective}, checker cost {audit.checker_cost}, "
@@ -248,7 +247,7 @@ def demo(
         raise typer.Exit(1)
 
 
-def _print_demo(rows: list) -> None:  # type: ignore[type-arg]
+def _print_demo(rows: list[DemoRow]) -> None:
     table = Table(title="Gold scripts vs the independent checker, one sampled instance per variant")
     for col in ("variant", "split", "profile", "n", "K", "status", "gold objective", "checker cost", "violations", "s"):
         table.add_column(col, justify="right" if col in {"n", "K", "s", "profile"} else "left")
@@ -272,16 +271,13 @@ def _print_demo(rows: list) -> None:  # type: ignore[type-arg]
     console.print(f"{trusted}/{len(rows)} variants: optimal, feasible by the checker, same cost.")
 
 
-def _write_samples(samples: list, out_dir: Path) -> None:  # type: ignore[type-arg]
+def _write_samples(samples: list[Sample], out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     for sample in samples:
         (out_dir / f"{sample.id}.json").write_text(sample.model_dump_json(indent=2) + "\n")
 
 
-def _print_counts(report: object) -> None:
-    from vrpcoder.samples import BuildReport
-
-    assert isinstance(report, BuildReport)
+def _print_counts(report: BuildReport) -> None:
     counts = report.counts()
     probes = sorted({name for name, _ in counts}, key=lambda n: (n != "s+", n))
     outcomes = sorted({outcome for _, outcome in counts}, key=lambda o: (o != "kept", o))

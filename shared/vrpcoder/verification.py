@@ -9,6 +9,7 @@ variable, ...) scores what it earned; an ``infrastructure`` fault is ours and ca
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -72,7 +73,12 @@ class Verdict(BaseModel):
 
     @property
     def inj_fraction(self) -> float:
-        return sum(p.passed for p in self.probes) / len(self.probes) if self.probes else 0.0
+        return passed_fraction(self.probes)
+
+
+def passed_fraction(probes: Sequence[ProbeResult]) -> float:
+    """Share of probes whose INJ verdict equals their label (0 when there are none)."""
+    return sum(p.passed for p in probes) / len(probes) if probes else 0.0
 
 
 def reward(build: bool, diff: bool, inj_fraction: float, weights: RewardWeights) -> float:
@@ -143,7 +149,7 @@ def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig) ->
             )
             if error is None and result.error is not None:
                 error = result.error
-    inj_fraction = sum(p.passed for p in probes) / len(probes) if probes else 0.0
+    inj_fraction = passed_fraction(probes)
     infrastructure = error is not None and not error.kind.is_candidate_fault
     return Verdict(
         sample_id=sample.id,
