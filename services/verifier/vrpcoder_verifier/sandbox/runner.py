@@ -33,7 +33,6 @@ import os
 import resource
 import secrets
 import selectors
-import shutil
 import signal
 import sys
 import time
@@ -147,6 +146,36 @@ def _read_available(fd: int) -> tuple[bytes, bool]:
     return data, not data
 
 
+def wipe_tree(directory: str, device: int) -> None:
+    """Delete what is inside ``directory`` on filesystem ``device``, never crossing into another.
+
+    Host paths that live under /tmp (a checkout or virtualenv in /tmp, as on CI) are bound
+    read-only *into* the scratch tmpfs; a plain ``rmtree`` would walk every file of them on every
+    job and fail on each. Their mount points (and the directories bubblewrap made to hold them)
+    stay; everything the job wrote goes.
+    """
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if info.st_dev != device:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            with contextlib.suppress(OSError):
+                os.chmod(entry.path, 0o700)  # a job may have locked its own directories
+            wipe_tree(entry.path, device)
+            with contextlib.suppress(OSError):
+                os.rmdir(entry.path)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+
+
 def sweep_namespace() -> None:
     """Kill every process this uid can see but ourselves and init: inside our own pid namespace,
     that is exactly what the job left behind, detached daemons included."""
@@ -160,6 +189,18 @@ def sweep_namespace() -> None:
                 pass
         time.sleep(0.005)
     raise RuntimeError("processes survived the sweep")
+
+
+def kill_namespace() -> None:
+    """SIGKILL every process this uid can see but ourselves and init, and do not wait for them.
+
+    Once this returns none of them runs another instruction of its own: a fatal signal is acted on
+    before any return to user space, the kernel refuses ``fork`` to a process with one pending,
+    and a ``fork`` racing the kill passes the signal on to the new child. So the next job's spare
+    may be forked at once, while they are still being torn down (which is what waiting for them
+    costs: a few milliseconds per job for a process of the supervisor's size)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(-1, signal.SIGKILL)
 
 
 def sweep_group(pgid: int) -> None:
@@ -339,6 +380,10 @@ class _Watch:
             self.open_streams.discard(fd)
             self.selector.unregister(fd)
 
+    @property
+    def reaped(self) -> bool:
+        return self.usage is not None
+
     def finish(self) -> None:
         """Kill and reap the child, then everything the job left (``sweep``); idempotent."""
         if self.usage is not None:
@@ -349,9 +394,14 @@ class _Watch:
         self.sweep()
         for fd in list(self.open_streams):
             self._drain_stream(fd)
+        self.close()
+
+    def close(self) -> None:
+        """Release the watch's own descriptors (not the pipes: the supervisor owns those); idempotent."""
         self.selector.close()
         if self.pidfd is not None:
             os.close(self.pidfd)
+            self.pidfd = None
 
     def _end(self, *, reaped: bool) -> WorkerEnd:
         status, usage = self.status, self.usage
@@ -411,6 +461,8 @@ class Supervisor:
         self._child: int | None = None
         self._open_fds: list[int] = []
         self._spare: _Spare | None = None
+        self._zombies: list[int] = []
+        """Children killed after their verdict went out and not yet reaped."""
 
     def _sweep(self, pgid: int) -> None:
         if self.config.isolated:
@@ -418,13 +470,25 @@ class Supervisor:
         else:
             sweep_group(pgid)
 
+    def _kill_leftovers(self, pgid: int) -> None:
+        """The sweep without waiting (see ``kill_namespace``)."""
+        if self.config.isolated:
+            kill_namespace()
+        else:
+            sweep_group(pgid)
+
+    def _reap_zombies(self, *, block: bool = False) -> None:
+        flags = 0 if block else os.WNOHANG
+        for pid in list(self._zombies):
+            try:
+                done = os.waitpid(pid, flags)[0] == pid
+            except ChildProcessError:
+                done = True
+            if done:
+                self._zombies.remove(pid)
+
     def _wipe_scratch(self) -> None:
-        for entry in self.scratch.iterdir():
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                with contextlib.suppress(OSError):
-                    entry.unlink()
+        wipe_tree(str(self.scratch), os.lstat(self.scratch).st_dev)
 
     def _fork_spare(self) -> _Spare:
         header_r, header_w = os.pipe2(os.O_CLOEXEC)
@@ -488,6 +552,7 @@ class Supervisor:
     def run(self, header_json: bytes) -> JobDone:
         """One job up to its verdict; ``finish_job`` must follow (after the verdict is sent)."""
         header = JobHeader.model_validate_json(header_json)
+        self._reap_zombies()
         self._wipe_scratch()
         self.job_dir.mkdir(mode=0o700)
         spare = self._hand_over(header_json)
@@ -520,25 +585,37 @@ class Supervisor:
 
     def finish_job(self) -> None:
         """Kill what is left of the job, wipe its files, then fork the next job's spare (after a
-        collection, so that not even cyclic garbage of this job is inherited by the next)."""
-        if self._watch is not None:
-            self._watch.finish()
-        elif self._child is not None:
+        collection, so that not even cyclic garbage of this job is inherited by the next).
+
+        A child that reported is killed with everything the job left but not waited for: its
+        teardown overlaps the next spare's fork, and it is reaped later (``_reap_zombies``). A
+        child that did not report was already reaped and swept in ``run``. ``run`` wipes the
+        scratch again before the next job, after any late writer is long gone."""
+        self._release_job()
+        self._wipe_scratch()
+        gc.collect()
+        self.prepare_spare()
+        self._reap_zombies()
+
+    def _release_job(self) -> None:
+        """Drop every reference to the job; a frame of its own, so that none is left on the stack
+        when the next spare is forked."""
+        watch, child = self._watch, self._child
+        if child is not None and not (watch is not None and watch.reaped):
             with contextlib.suppress(ProcessLookupError):
-                os.kill(self._child, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self._child, 0)
-            self._sweep(self._child)
+                os.kill(child, signal.SIGKILL)
+            self._kill_leftovers(child)
+            self._zombies.append(child)
+        if watch is not None:
+            watch.close()
         for fd in self._open_fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._watch, self._child, self._open_fds = None, None, []
-        self._wipe_scratch()
-        gc.collect()
-        self.prepare_spare()
 
     def close(self) -> None:
         self._discard_spare()
+        self._reap_zombies(block=True)
 
 
 def main(argv: list[str]) -> int:
