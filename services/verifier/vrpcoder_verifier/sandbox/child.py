@@ -39,6 +39,7 @@ from vrpcoder_verifier.sandbox.protocol import (
     encode_frame,
     read_frame,
 )
+from vrpcoder_verifier.sandbox.rehearsal import Rehearsal, rehearse
 from vrpcoder_verifier.sandbox.tripwire import Guard, install_hook
 
 _PR_SET_PDEATHSIG = 1
@@ -57,6 +58,7 @@ class ChildChannels:
     scratch: str
     isolated: bool
     native_roots: tuple[str, ...]
+    rehearsal: Rehearsal | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,10 +164,16 @@ def _conclude(reporter: Reporter, message: BaseModel) -> NoReturn:
 
 
 def _prepare_idle(channels: ChildChannels) -> None:
-    """Everything that does not depend on the job, done while the spare waits for one."""
+    """Everything that does not depend on the job, done while the spare waits for one. The
+    rehearsal runs before the output pipe is attached: nothing it might print is the candidate's."""
     os.setpgid(0, 0)
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if channels.rehearsal is not None:
+        try:
+            rehearse(channels.rehearsal)
+        except Exception:  # noqa: BLE001 - a rehearsal only saves time; the job does not depend on it
+            pass
     _redirect_stdio(channels.output_fd)
     _close_all_but({0, 1, 2, channels.header_fd, channels.report_fd, channels.sample_fd})
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

@@ -74,6 +74,7 @@ from vrpcoder_verifier.sandbox.protocol import (
     read_frame,
     write_frame,
 )
+from vrpcoder_verifier.sandbox.rehearsal import Rehearsal, prepare_rehearsal
 from vrpcoder_verifier.sandbox.tripwire import Guard
 
 _PR_SET_DUMPABLE = 4
@@ -452,9 +453,10 @@ class _Spare:
 
 
 class Supervisor:
-    def __init__(self, config: RunnerConfig, guard: Guard) -> None:
+    def __init__(self, config: RunnerConfig, guard: Guard, rehearsal: Rehearsal | None = None) -> None:
         self.config = config
         self.guard = guard
+        self.rehearsal = rehearsal
         self.scratch = Path(config.scratch)
         self.job_dir = self.scratch / "job"
         self._watch: _Watch | None = None
@@ -509,6 +511,7 @@ class Supervisor:
                     scratch=str(self.scratch),
                     isolated=self.config.isolated,
                     native_roots=self.config.native_roots,
+                    rehearsal=self.rehearsal,
                 )
                 await_job(channels, self.guard)
             finally:
@@ -624,9 +627,10 @@ def main(argv: list[str]) -> int:
         drop_privileges(config.drop_uid)
     forbid_inspection()
     warm_up_libraries()
+    rehearsal = _canned_rehearsal()
     guard = Guard.take()
     gc.freeze()
-    supervisor = Supervisor(config, guard)
+    supervisor = Supervisor(config, guard, rehearsal)
     supervisor.prepare_spare()
     write_frame(config.result_fd, Ready(pid=os.getpid(), uid=os.getuid()).model_dump_json().encode())
     while True:
@@ -639,6 +643,15 @@ def main(argv: list[str]) -> int:
         finally:
             del frame
             supervisor.finish_job()
+
+
+def _canned_rehearsal() -> Rehearsal | None:
+    """The spares' rehearsal material; without it (it could not be built) spares simply do not rehearse."""
+    try:
+        return prepare_rehearsal()
+    except Exception as exc:  # noqa: BLE001 - an optimisation only; say why on stderr, serve jobs anyway
+        print(f"sandbox: spares will not rehearse: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return None
 
 
 def _serve(supervisor: Supervisor, result_fd: int, header_json: bytes) -> None:
