@@ -1,11 +1,19 @@
 """Throughput and latency of the verifier service against the same candidates run in-process.
 
-Three ways to run the same candidate scripts (gold scripts of small samples, each made unique so
-the cache cannot answer): in-process ``verify`` (no sandbox, no queue), and the HTTP service (API
-+ Redis + rq) with 1 and with 2 workers. For each: median and p99 per-job latency (one request at
-a time) and jobs/s (all jobs submitted at once as one batch). Then the cache: the same requests
-again, as single requests and as one batch. Issue targets: median service overhead <= 15 ms/job,
-throughput >= 90 % of in-process on the same cores, cache hits >= 1000 verifications/s.
+The candidates are gold scripts of small samples, each made unique by a trailing comment so that
+the cache cannot answer. They are run
+
+* in-process: ``verify`` with no sandbox and no queue, in 1 process and in as many processes as
+  the service gets workers (the "same cores" comparison: N workers against N plain processes);
+* through the sandbox executor directly (no queue, no HTTP), to separate its cost from the queue's;
+* through the HTTP service (API + Redis + rq workers + sandboxes) with 1 and with 2 workers.
+
+Latency is per job with one request at a time; jobs/s is all jobs submitted at once (one batch
+request). For the service runs the CPU each process spent per job is printed too: on a machine
+whose cores are shared with everything else, that is what explains a throughput figure. Then the
+cache: the same requests again, one at a time, 32 at a time, and as batches. Issue targets:
+median service overhead <= 15 ms/job, throughput >= 90 % of in-process on the same cores, cache
+hits >= 1000 verifications/s.
 
     .venv/bin/python benchmarks/verifier_throughput.py [--jobs 40] [--executor auto|sandbox|in-process]
 """
@@ -14,11 +22,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
+import os
 import statistics
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -30,16 +42,22 @@ from vrpcoder_verifier.stack import LocalStack, local_redis, purge, stack_settin
 
 POINTS = (("CVRP", 1), ("TSP", 1), ("VRPHTW", 1), ("CVRP", 2), ("DCVRP", 1))
 OPTIONS = VerifyOptions(time_limit=30.0)
-CONFIG = VerifyConfig(time_limit=30.0)
+CONFIG = VerifyConfig(time_limit=30.0, threads=1)
+"""What the service runs: one Gurobi thread per job."""
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 console = Console()
+
+Job = tuple[str, Sample]
 
 
 @dataclass(frozen=True, slots=True)
 class Figures:
     name: str
-    median_ms: float
-    p99_ms: float
-    jobs_per_s: float
+    median_ms: float | None
+    p99_ms: float | None
+    jobs_per_s: float | None
+    cpu_ms: dict[str, float] = field(default_factory=dict)
+    """CPU milliseconds per job by process (service runs only)."""
 
 
 def _percentile(values: Sequence[float], q: float) -> float:
@@ -47,12 +65,12 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def _jobs(count: int) -> list[tuple[str, Sample]]:
+def _jobs(count: int) -> list[Job]:
     samples = [build_grid_point(v, p, 0).samples[0] for v, p in POINTS]
     return [(samples[i % len(samples)].gold_code, samples[i % len(samples)]) for i in range(count)]
 
 
-def _unique(jobs: list[tuple[str, Sample]], tag: str) -> list[tuple[str, Sample]]:
+def _unique(jobs: list[Job], tag: str) -> list[Job]:
     """Same scripts, new text: a trailing comment defeats the cache without changing the work."""
     return [(f"{code}\n# {tag} {i}\n", sample) for i, (code, sample) in enumerate(jobs)]
 
@@ -63,13 +81,28 @@ def _timed(run: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
-def in_process(jobs: list[tuple[str, Sample]]) -> Figures:
+def _latencies(name: str, latencies: list[float], jobs_per_s: float | None) -> Figures:
+    return Figures(name, statistics.median(latencies) * 1e3, _percentile(latencies, 0.99) * 1e3, jobs_per_s)
+
+
+def in_process(jobs: list[Job]) -> Figures:
     latencies = [_timed(partial(verify, code, sample, CONFIG)) for code, sample in jobs]
-    return Figures("in-process verify (no sandbox, no queue)", statistics.median(latencies) * 1e3,
-                   _percentile(latencies, 0.99) * 1e3, len(jobs) / sum(latencies))
+    return _latencies("in-process verify, 1 process", latencies, len(jobs) / sum(latencies))
 
 
-def sandbox_direct(jobs: list[tuple[str, Sample]], executor: str) -> Figures | None:
+def _verify_job(job: Job) -> bool:
+    return verify(job[0], job[1], CONFIG).passed
+
+
+def in_process_parallel(jobs: list[Job], processes: int) -> Figures:
+    """``processes`` plain verifiers side by side: what the same cores do with no service at all."""
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        pool.map(_verify_job, jobs[: len(POINTS) * processes], chunksize=1)
+        seconds = _timed(lambda: pool.map(_verify_job, jobs, chunksize=1))
+    return Figures(f"in-process verify, {processes} processes", None, None, len(jobs) / seconds)
+
+
+def sandbox_direct(jobs: list[Job], executor: str) -> Figures | None:
     """The executor the workers use, called directly: separates the sandbox's cost from the queue's."""
     from vrpcoder_verifier.settings import Settings
     from vrpcoder_verifier.worker import InProcessExecutor, NoSandboxError, build_executor
@@ -83,31 +116,88 @@ def sandbox_direct(jobs: list[tuple[str, Sample]], executor: str) -> Figures | N
     for code, sample in jobs[: len(POINTS)]:
         runner.verify(code, sample, CONFIG)
     latencies = [_timed(partial(runner.verify, code, sample, CONFIG)) for code, sample in jobs]
-    return Figures("sandbox executor directly (no queue, no HTTP)", statistics.median(latencies) * 1e3,
-                   _percentile(latencies, 0.99) * 1e3, len(jobs) / sum(latencies))
+    return _latencies("sandbox executor directly (no queue, no HTTP)", latencies, len(jobs) / sum(latencies))
 
 
-def through_service(stack: LocalStack, jobs: list[tuple[str, Sample]], name: str) -> Figures:
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds of a process and all its descendants, reaped ones included."""
+    total, pending = 0.0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            children = [
+                int(child)
+                for task in os.listdir(f"/proc/{current}/task")
+                for child in Path(f"/proc/{current}/task/{task}/children").read_text().split()
+            ]
+        except OSError:
+            continue
+        total += sum(int(value) for value in fields[11:15]) / CLOCK_TICKS
+        pending.extend(children)
+    return total
+
+
+def _redis_pid(port: int) -> int | None:
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                continue
+            if command.startswith(b"redis-server") or b"/redis-server" in command.split(b" ")[0]:
+                if f":{port}".encode() in command or str(port).encode() in command:
+                    return int(entry.name)
+    return None
+
+
+@contextmanager
+def _cpu_per_job(stack: LocalStack, jobs: int, into: dict[str, float]) -> Iterator[None]:
+    """Fills ``into`` with CPU milliseconds per job of the API, the workers (with their sandboxes),
+    Redis and this client, over the block."""
+    port = int(stack.settings.redis_url.rsplit(":", 1)[1].split("/")[0])
+    pids: dict[str, list[int]] = {
+        "API": [stack.api_process.pid] if stack.api_process is not None else [],
+        "workers + sandboxes": [p.pid for p in stack.worker_processes],
+        "Redis": [pid] if (pid := _redis_pid(port)) is not None else [],
+    }
+    own = os.times()
+    before = {name: sum(_tree_cpu(p) for p in group) for name, group in pids.items()}
+    yield
+    time.sleep(0.3)  # let the sandboxes reap the last job's child
+    for name, group in pids.items():
+        into[name] = (sum(_tree_cpu(p) for p in group) - before[name]) / jobs * 1e3
+    now = os.times()
+    into["client"] = (now.user + now.system - own.user - own.system) / jobs * 1e3
+
+
+def through_service(stack: LocalStack, jobs: list[Job], name: str) -> Figures:
+    cpu: dict[str, float] = {}
     with VerifierClient(stack.base_url, stack.token, timeout=600) as client:
         for sample in {id(s): s for _, s in jobs}.values():
             client.register_sample(sample)
         single = _unique(jobs, f"{name} single")
         latencies = [_timed(partial(client.verify, code, sample, options=OPTIONS)) for code, sample in single]
         batch = _unique(jobs, f"{name} batch")
-        seconds = _timed(lambda: client.verify_batch([c for c, _ in batch], [s for _, s in batch], options=OPTIONS, wait=60))
-    return Figures(name, statistics.median(latencies) * 1e3, _percentile(latencies, 0.99) * 1e3, len(jobs) / seconds)
+        with _cpu_per_job(stack, len(batch), cpu):
+            seconds = _timed(
+                lambda: client.verify_batch([c for c, _ in batch], [s for _, s in batch], options=OPTIONS, wait=60)
+            )
+    return Figures(name, statistics.median(latencies) * 1e3, _percentile(latencies, 0.99) * 1e3, len(jobs) / seconds, cpu)
 
 
-def cache_rates(stack: LocalStack, jobs: list[tuple[str, Sample]], repeats: int) -> tuple[float, float, float]:
+def cache_rates(stack: LocalStack, jobs: list[Job], repeats: int) -> tuple[float, float, float]:
     """(single requests/s one at a time, single requests/s 32 concurrent, batched verifications/s), all cache hits."""
     warm = _unique(jobs, "cache")
     codes, samples = [c for c, _ in warm], [s for _, s in warm]
     with VerifierClient(stack.base_url, stack.token, timeout=600) as client:
         first = client.verify_batch(codes, samples, options=OPTIONS)
-        assert all(r.done for r in first)
-        sequential = _timed(lambda: [client.verify(c, s, options=OPTIONS) for c, s in warm])
+        if not all(r.done for r in first):
+            raise RuntimeError("the cache warm-up batch did not finish")
+        sequential = _timed(lambda: [client.verify(c, s, options=OPTIONS) for _ in range(repeats) for c, s in warm])
         batched = _timed(lambda: [client.verify_batch(codes, samples, options=OPTIONS) for _ in range(repeats)])
-        assert all(r.cached for r in client.verify_batch(codes, samples, options=OPTIONS))
+        if not all(r.cached for r in client.verify_batch(codes, samples, options=OPTIONS)):
+            raise RuntimeError("a repeated request was not answered from the cache")
 
     async def concurrent() -> float:
         async with AsyncVerifierClient(stack.base_url, stack.token, max_connections=32) as aclient:
@@ -124,19 +214,37 @@ def cache_rates(stack: LocalStack, jobs: list[tuple[str, Sample]], repeats: int)
             return time.perf_counter() - started
 
     parallel = asyncio.run(concurrent())
-    return len(warm) / sequential, repeats * len(warm) / parallel, repeats * len(warm) / batched
+    total = repeats * len(warm)
+    return total / sequential, total / parallel, total / batched
+
+
+def _table(rows: list[Figures], title: str) -> Table:
+    table = Table(title=title)
+    for col in ("path", "median ms/job", "p99 ms/job", "jobs/s"):
+        table.add_column(col, justify="left" if col == "path" else "right")
+    for row in rows:
+        cells = [f"{value:.1f}" if value is not None else "-" for value in (row.median_ms, row.p99_ms, row.jobs_per_s)]
+        table.add_row(row.name, *cells)
+    return table
+
+
+def _ratio(numerator: float | None, denominator: float | None) -> str:
+    return f"{100 * numerator / denominator:.0f} %" if numerator and denominator else "n/a"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=40)
     parser.add_argument("--executor", choices=("auto", "sandbox", "in-process"), default="auto")
+    parser.add_argument("--cache-repeats", type=int, default=10, help="Rounds of cache-hit requests.")
     args = parser.parse_args()
     jobs = _jobs(args.jobs)
     for code, sample in jobs[: len(POINTS)]:
         verify(code, sample, CONFIG)  # warm Gurobi and imports, as the workers are warm
-    rows = [in_process(jobs)]
+    plain = in_process(jobs)
+    plain_two = in_process_parallel(jobs, 2)
     direct = sandbox_direct(jobs, args.executor)
+    service: dict[int, Figures] = {}
     cache: tuple[float, float, float] | None = None
     with local_redis() as redis_url:
         for workers in (1, 2):
@@ -144,26 +252,32 @@ def main() -> int:
             try:
                 with LocalStack(settings, workers=workers) as stack:
                     through_service(stack, jobs[: len(POINTS)], "warm-up")
-                    rows.append(through_service(stack, jobs, f"HTTP service, {workers} worker{'s' * (workers > 1)}"))
+                    service[workers] = through_service(stack, jobs, f"HTTP service, {workers} worker{'s' * (workers > 1)}")
                     if workers == 2:
-                        cache = cache_rates(stack, jobs, repeats=10)
+                        cache = cache_rates(stack, jobs, repeats=args.cache_repeats)
             finally:
                 purge(settings)
-    if direct is not None:
-        rows.append(direct)
-    table = Table(title=f"verifier throughput: {len(jobs)} jobs, executor {args.executor}")
-    for col in ("path", "median ms/job", "p99 ms/job", "jobs/s"):
-        table.add_column(col, justify="left" if col == "path" else "right")
-    for row in rows:
-        table.add_row(row.name, f"{row.median_ms:.1f}", f"{row.p99_ms:.1f}", f"{row.jobs_per_s:.1f}")
-    console.print(table)
-    base, one, two = rows[0], rows[1], rows[2]
-    console.print(f"median overhead of the service (1 worker) over in-process: {one.median_ms - base.median_ms:.1f} ms/job (target <= 15)")
-    console.print(f"throughput, 1 worker vs in-process on one core: {100 * one.jobs_per_s / base.jobs_per_s:.0f} % (target >= 90 %)")
-    console.print(f"throughput, 2 workers vs in-process on one core: {100 * two.jobs_per_s / base.jobs_per_s:.0f} %")
-    if direct is not None:
-        console.print(f"of which the sandbox (direct, per job): {direct.median_ms - base.median_ms:.1f} ms; "
+    rows = [plain, plain_two, *([direct] if direct is not None else []), service[1], service[2]]
+    console.print(_table(rows, f"verifier throughput: {len(jobs)} jobs, executor {args.executor}, {os.cpu_count()} cores"))
+    cpu = Table(title="CPU ms per job in the batch runs, by process")
+    names = list(service[1].cpu_ms)
+    cpu.add_column("service")
+    for name in names:
+        cpu.add_column(name, justify="right")
+    cpu.add_column("total", justify="right")
+    for figures in service.values():
+        cpu.add_row(figures.name, *(f"{figures.cpu_ms[n]:.1f}" for n in names), f"{sum(figures.cpu_ms.values()):.1f}")
+    console.print(cpu)
+    one, two = service[1], service[2]
+    assert plain.median_ms is not None and one.median_ms is not None
+    console.print(f"median overhead of the service (1 worker, one request at a time) over in-process: "
+                  f"{one.median_ms - plain.median_ms:.1f} ms/job (target <= 15)")
+    if direct is not None and direct.median_ms is not None:
+        console.print(f"  of which the sandbox (direct): {direct.median_ms - plain.median_ms:.1f} ms; "
                       f"queue + HTTP: {one.median_ms - direct.median_ms:.1f} ms")
+    console.print(f"throughput, 1 worker vs 1 in-process verifier: {_ratio(one.jobs_per_s, plain.jobs_per_s)} (target >= 90 %)")
+    console.print(f"throughput, 2 workers vs 2 in-process verifiers (same cores): {_ratio(two.jobs_per_s, plain_two.jobs_per_s)}")
+    console.print(f"throughput, 2 workers vs 1 in-process verifier: {_ratio(two.jobs_per_s, plain.jobs_per_s)}")
     if cache is not None:
         console.print(
             f"cache hits: {cache[0]:.0f}/s one request at a time, {cache[1]:.0f}/s with 32 concurrent requests, "

@@ -17,7 +17,7 @@ def rehearsal() -> Rehearsal:
 def test_the_canned_job_decodes_like_a_real_one(rehearsal: Rehearsal) -> None:
     header = JobHeader.model_validate_json(rehearsal.header_json)
     disclosure = Disclosure.model_validate_json(rehearsal.disclosure_json)
-    assert header.code == rehearsal.code and "def build_model" in header.code
+    assert "def build_model" in header.code
     assert disclosure.sample.gold_code == "" and disclosure.sample.statement is None
     assert disclosure.sample.probes
     assert rehearsal.verdict.passed

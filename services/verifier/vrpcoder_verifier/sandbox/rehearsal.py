@@ -4,7 +4,8 @@ A child is forked from the warm supervisor, so the first write to any page of th
 (a reference count, a free slot of an allocator pool) makes the kernel copy that page. Every job
 pays for these copies when it decodes its header and sample, compiles its script, builds a
 gurobipy model and encodes its reports -- about a millisecond of them on the protocol alone. A
-spare that does the same on canned data while it is idle pays them off the job's clock. The
+spare that does the same on canned data while it is idle pays them off the job's clock. (Not
+compiling: that is real work, not page faults, and would cost every job's CPU for nothing.) The
 data is a tiny sample built when the sandbox starts, never another job's, so a rehearsal leaves
 nothing in the child that the candidate could use.
 
@@ -42,7 +43,6 @@ class Rehearsal:
 
     header_json: bytes
     disclosure_json: bytes
-    code: str
     verdict: Verdict
 
 
@@ -63,16 +63,14 @@ def prepare_rehearsal() -> Rehearsal:
     return Rehearsal(
         header_json=header.model_dump_json().encode(),
         disclosure_json=disclosure.model_dump_json().encode(),
-        code=sample.gold_code,
         verdict=verify(sample.gold_code, sample, config),
     )
 
 
 def rehearse(rehearsal: Rehearsal) -> None:
-    """Decode, compile, model and encode once on the canned job; the results are thrown away."""
+    """Decode, model and encode once on the canned job; the results are thrown away."""
     JobHeader.model_validate_json(rehearsal.header_json)
     Disclosure.model_validate_json(rehearsal.disclosure_json)
-    compile(rehearsal.code, "<rehearsal>", "exec")
     model = gp.Model()
     try:
         model.Params.OutputFlag = 0
