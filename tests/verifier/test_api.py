@@ -8,14 +8,16 @@ a job id when the wait runs out, the cache, auth, body limit, validation, unknow
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
+import redis
 from vrpcoder.errors import ErrorKind
 from vrpcoder.samples import Sample
 from vrpcoder.verification import VerifyConfig, verify
 from vrpcoder_verifier.client import VerifierClient, VerifierHTTPError
-from vrpcoder_verifier.schemas import JobState, VerifyOptions, sample_digest
+from vrpcoder_verifier.schemas import JobState, VerifyOptions, VerifyResult, sample_digest
 from vrpcoder_verifier.stack import LocalStack
 
 from tests.verifier.support import NO_BUILD_MODEL, RAISES, SYNTAX_ERROR, comparable, slow_gold, tiny_samples
@@ -26,6 +28,15 @@ OPTIONS = VerifyOptions(time_limit=10.0)
 
 def _auth(stack: LocalStack) -> dict[str, str]:
     return {"Authorization": f"Bearer {stack.token}"}
+
+
+def _holders(stack: LocalStack, item_ids: list[str]) -> list[str | None]:
+    """The rq job each item travelled in, as the API recorded it (None for a one-item job)."""
+    connection = redis.Redis.from_url(stack.settings.redis_url, decode_responses=True)
+    try:
+        return [connection.get(stack.settings.key("item", item_id)) for item_id in item_ids]
+    finally:
+        connection.close()
 
 
 @pytest.mark.parametrize(
@@ -226,3 +237,52 @@ def test_a_wait_longer_than_redis_read_timeouts_still_gets_the_verdict(
     response = httpx.post(f"{stack.base_url}/v1/verify", json=payload, headers=_auth(stack), timeout=30)
     assert response.status_code == 200, response.text
     assert response.json()["reward"] == pytest.approx(1.0)
+
+
+def test_a_batch_travels_in_chunks_yet_answers_in_order_with_one_id_per_item(
+    stack: LocalStack, client: VerifierClient, cvrp: Sample
+) -> None:
+    kinds = [cvrp.gold_code, SYNTAX_ERROR, NO_BUILD_MODEL, RAISES]
+    unique = [f"{kinds[i % 4]}\n# chunked {i}\n" for i in range(8)]
+    candidates = [*unique, unique[0], unique[5]]
+    results = client.verify_batch(candidates, cvrp, options=OPTIONS)
+    expected = [comparable(verify(c, cvrp, CONFIG)) for c in candidates]
+    assert [comparable(r.verdict) for r in results if r.verdict] == expected
+    ids = [r.job_id for r in results]
+    assert all(ids) and len(set(ids[:8])) == 8 and (ids[8], ids[9]) == (ids[0], ids[5])
+    holders = _holders(stack, [i for i in ids[:8] if i is not None])
+    assert all(holders) and len(set(holders)) < 8, "every item got a job of its own"
+    for result in results[:8]:
+        assert result.job_id is not None
+        assert client.job(result.job_id) == result
+    again = client.verify_batch(candidates, cvrp, options=OPTIONS)
+    assert all(r.cached and r.job_id is None for r in again)
+    assert [r.verdict for r in again] == [r.verdict for r in results]
+
+
+def test_items_of_a_pending_batch_answer_get_job_by_their_own_ids(
+    stack: LocalStack, client: VerifierClient, cvrp: Sample
+) -> None:
+    sample_id = client.register_sample(cvrp)
+    slow = slow_gold(cvrp, 0.5)
+    items = [{"candidate": f"{slow}\n# pending {i}\n", "sample_id": sample_id} for i in range(6)]
+    payload = {"items": items, "options": OPTIONS.model_dump(mode="json"), "wait": 0}
+    response = httpx.post(f"{stack.base_url}/v1/verify/batch", json=payload, headers=_auth(stack), timeout=30)
+    assert response.status_code == 202
+    pending = [VerifyResult.model_validate(r) for r in response.json()["results"]]
+    assert all(r.job_id is not None and not r.done for r in pending)
+    assert len({r.job_id for r in pending}) == len(items)
+    polled = [client.job(r.job_id) for r in pending if r.job_id is not None]
+    assert all(r.state in (JobState.QUEUED, JobState.RUNNING, JobState.FINISHED) for r in polled)
+    done = client.wait(pending, timeout=60)
+    assert all(r.state is JobState.FINISHED and r.reward == pytest.approx(1.0) for r in done)
+
+
+def test_the_api_serves_on_uvloop_and_httptools(stack: LocalStack) -> None:
+    """uvicorn picks them when installed; a plain asyncio loop and h11 cost a good share of a request."""
+    assert stack.api_process is not None
+    maps = Path(f"/proc/{stack.api_process.pid}/maps")
+    if not maps.exists():
+        pytest.skip("no /proc on this platform")
+    loaded = maps.read_text()
+    assert "uvloop" in loaded and "httptools" in loaded

@@ -3,14 +3,21 @@ refuses untrusted code when no sandbox is usable; the demo runs the whole stack 
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
 
+import httpx
 import pytest
 from typer.testing import CliRunner
 from vrpcoder.cli import _register_service_commands, app
+from vrpcoder.samples import Sample
 from vrpcoder_verifier.health import sandbox_report
+from vrpcoder_verifier.schemas import sample_digest
 from vrpcoder_verifier.settings import ExecutorKind, Settings
+from vrpcoder_verifier.stack import free_port, purge, settings_env, stack_settings
 from vrpcoder_verifier.worker import InProcessExecutor, NoSandboxError, build_executor
 
 runner = CliRunner()
@@ -49,6 +56,35 @@ def test_sandbox_executor_is_required_unless_unsandboxed_is_allowed() -> None:
         with pytest.raises(NoSandboxError):
             build_executor(Settings())
         assert isinstance(build_executor(Settings(allow_unsandboxed=True)), InProcessExecutor)
+
+
+def test_api_with_several_processes_passes_its_flags_to_each(redis_url: str, cvrp: Sample) -> None:
+    """``--workers`` processes build their app from the environment: ``--anonymous`` must reach them."""
+    settings = stack_settings(redis_url, api_tokens=(), check_licence=False)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VRPCODER_VERIFIER_")}
+    env.update({k: v for k, v in settings_env(settings).items() if not k.endswith("ALLOW_ANONYMOUS")})
+    port = free_port()
+    api = subprocess.Popen(
+        [sys.executable, "-m", "vrpcoder_verifier", "api", "--port", str(port), "--workers", "2",
+         "--anonymous", "--log-level", "warning"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while api.poll() is None and time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=0.5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        registered = [httpx.post(f"{base}/v1/samples", json=cvrp.model_dump(mode="json")) for _ in range(4)]
+        assert [r.status_code for r in registered] == [201] * 4
+        assert {r.json()["sample_id"] for r in registered} == {sample_digest(cvrp)}
+    finally:
+        os.killpg(api.pid, signal.SIGTERM)
+        api.wait(timeout=30)
+        purge(settings)
 
 
 @pytest.mark.slow

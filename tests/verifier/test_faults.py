@@ -60,6 +60,73 @@ def _worker_running(stack: LocalStack, job_id: str, timeout: float = 20.0) -> in
     raise AssertionError(f"job {job_id} never started")
 
 
+def _stored(stack: LocalStack, kind: str, item_id: str) -> str | None:
+    """A key of the stack as it is in Redis now: an item's record (``job``) or its job (``item``)."""
+    client = redis.Redis.from_url(stack.settings.redis_url, decode_responses=True)
+    try:
+        value = client.get(stack.settings.key(kind, item_id))
+        return None if value is None else str(value)
+    finally:
+        client.close()
+
+
+def _recorded(stack: LocalStack, item_id: str, timeout: float = 30.0) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        record = _stored(stack, "job", item_id)
+        if record is not None:
+            return record
+        time.sleep(0.05)
+    raise AssertionError(f"item {item_id} never finished")
+
+
+def _chunk_with_a_finished_item(
+    stack: LocalStack, client: VerifierClient, candidates: list[str], sample: Sample
+) -> tuple[list[VerifyResult], str, int]:
+    """Send a batch whose first item is fast and second slow; once the first is done, return the
+    results, that item's record, and the index of the worker running their chunk."""
+    pending = client.verify_batch(candidates, sample, options=OPTIONS, wait=0.0, until_done=False)
+    first, second = (r.job_id for r in pending[:2])
+    assert first is not None and second is not None
+    holder = _stored(stack, "item", first)
+    assert holder is not None and holder == _stored(stack, "item", second), "the items are not in one chunk"
+    record = _recorded(stack, first)
+    return pending, record, _worker_running(stack, holder)
+
+
+def test_a_chunk_whose_worker_dies_is_rerun_without_redoing_finished_items(
+    redis_server: RedisServer, tmp_path: Path, cvrp: Sample
+) -> None:
+    fast = [f"{cvrp.gold_code}\n# fast {i}\n" for i in range(6)]
+    candidates = [fast[0], f"{slow_gold(cvrp, 3.0)}\n# slow\n", *fast[2:]]
+    with _stack(redis_server, tmp_path) as stack, VerifierClient(stack.base_url, stack.token) as client:
+        time.sleep(2 * stack.settings.worker_heartbeat_seconds)  # the API has counted both workers
+        pending, record, worker = _chunk_with_a_finished_item(stack, client, candidates, cvrp)
+        _kill(stack.worker_processes[worker])
+        done = client.wait(pending, timeout=60)
+        assert all(r.state is JobState.FINISHED and r.reward == pytest.approx(1.0) for r in done)
+        assert pending[0].job_id is not None
+        assert _stored(stack, "job", pending[0].job_id) == record, "the finished item was verified again"
+
+
+def test_a_chunk_whose_worker_dies_without_retries_fails_only_its_unfinished_items(
+    redis_server: RedisServer, tmp_path: Path, cvrp: Sample
+) -> None:
+    gold = cvrp.gold_code
+    candidates = [f"{gold}\n# done first\n", slow_gold(cvrp, 30.0), f"{gold}\n# next chunk\n"]
+    with _stack(redis_server, tmp_path, workers=1, job_retries=0) as stack, VerifierClient(
+        stack.base_url, stack.token
+    ) as client:
+        pending, _, worker = _chunk_with_a_finished_item(stack, client, candidates, cvrp)
+        _kill(stack.worker_processes[worker])
+        done = client.wait(pending[:2], timeout=30)
+        assert done[0].state is JobState.FINISHED and done[0].reward == pytest.approx(1.0)
+        assert done[1].state is JobState.FAILED and done[1].reward is None
+        assert done[1].failure is not None and "worker" in done[1].failure and "died" in done[1].failure
+        assert pending[2].job_id is not None
+        assert client.job(pending[2].job_id).state is JobState.QUEUED, "no worker took the other chunk"
+
+
 def _kill(process: object) -> None:
     assert hasattr(process, "pid")
     os.killpg(process.pid, signal.SIGKILL)

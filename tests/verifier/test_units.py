@@ -3,6 +3,7 @@ retry rules (against httpx's in-memory transport) and the TRL reward function.""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import httpx
@@ -11,11 +12,20 @@ from pydantic import ValidationError
 from vrpcoder.errors import ErrorKind, VerificationError
 from vrpcoder.samples import Sample
 from vrpcoder.verification import RewardWeights, Verdict, VerifyConfig
-from vrpcoder_verifier.cache import cache_key, cacheable
+from vrpcoder_verifier.cache import CachedVerdict, cache_key, cacheable
 from vrpcoder_verifier.client import RetryPolicy, VerifierClient, VerifierHTTPError, VerifierUnavailable
-from vrpcoder_verifier.queue import infrastructure_verdict
+from vrpcoder_verifier.queue import ItemSpec, chunk_size, chunked, infrastructure_verdict
 from vrpcoder_verifier.reward import extract_code, make_verifier_reward
-from vrpcoder_verifier.schemas import BatchRequest, JobState, VerifyRequest, VerifyResult, sample_digest
+from vrpcoder_verifier.schemas import (
+    BatchRequest,
+    BatchResponse,
+    JobState,
+    VerifyRequest,
+    VerifyResult,
+    batch_response_json,
+    cached_result_json,
+    sample_digest,
+)
 from vrpcoder_verifier.settings import ExecutorKind, Settings
 from vrpcoder_verifier.stack import settings_env
 
@@ -94,6 +104,51 @@ def test_sample_digest_is_content_addressed(cvrp: Sample, tsp: Sample) -> None:
     assert sample_digest(cvrp) != sample_digest(tsp)
     renamed = cvrp.model_copy(update={"reference_objective": cvrp.reference_objective + 1})
     assert sample_digest(renamed) != sample_digest(cvrp)
+
+
+@pytest.mark.parametrize(
+    ("items", "workers", "cap", "size"),
+    [(1, 2, 16, 1), (4, 2, 16, 1), (5, 2, 16, 2), (40, 2, 16, 10), (40, 1, 16, 16), (40, 0, 8, 8),
+     (3, 8, 16, 1)],
+    ids=["single", "one-each", "rounds-up", "two-per-worker", "capped", "no-worker-counted", "few-items"],
+)
+def test_a_batch_makes_about_two_chunks_per_worker(items: int, workers: int, cap: int, size: int) -> None:
+    assert chunk_size(items, workers, cap) == size
+
+
+def test_chunks_keep_request_order_and_lose_nothing() -> None:
+    specs = [ItemSpec(id=f"{i:032x}", candidate=f"c{i}", sample_id="s", cache_key=f"k{i}") for i in range(7)]
+    chunks = chunked(specs, 3)
+    assert [len(c) for c in chunks] == [3, 3, 1]
+    assert [item for chunk in chunks for item in chunk] == specs
+    assert ItemSpec(**specs[0].wire()) == specs[0]
+
+
+def _cached_verdicts(sample: Sample) -> list[Verdict]:
+    fault = infrastructure_verdict(sample, "worker lost")
+    syntax = VerificationError(kind=ErrorKind.SYNTAX_ERROR, detail="line 1")
+    return [_verdict(sample, 0.85), fault.model_copy(update={"reward": 0.0, "error": syntax}), fault]
+
+
+def test_a_cache_hit_spliced_from_the_stored_verdict_is_the_model_s_json(cvrp: Sample) -> None:
+    for verdict in _cached_verdicts(cvrp):
+        cached = CachedVerdict.parse(verdict.model_dump_json().encode())
+        model = VerifyResult(job_id=None, state=JobState.FINISHED, cached=True, verdict=verdict)
+        spliced = cached_result_json(cached.raw, cached.reward)
+        assert json.loads(spliced) == json.loads(model.model_dump_json())
+        assert VerifyResult.model_validate_json(spliced) == model
+        assert cached.error_kind == (verdict.error.kind.value if verdict.error is not None else "none")
+
+
+def test_a_batch_body_joined_from_results_is_the_model_s_json(cvrp: Sample) -> None:
+    results = [
+        VerifyResult(job_id=None, state=JobState.FINISHED, cached=True, verdict=_verdict(cvrp, 1.0)),
+        VerifyResult(job_id="a" * 32, state=JobState.QUEUED),
+    ]
+    for chosen in (results, results[:1]):
+        model = BatchResponse(results=tuple(chosen))
+        joined = batch_response_json([r.model_dump_json().encode() for r in chosen], model.complete)
+        assert json.loads(joined) == json.loads(model.model_dump_json())
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ here override the few that matter on a command line.
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
@@ -58,9 +59,18 @@ def api(
         float, typer.Option(min=0.0, help="On SIGTERM, how long in-flight requests may finish before they are cut.")
     ] = 5.0,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="API processes sharing the port. Each keeps its own Prometheus counters, so /metrics then "
+            "shows one process's share; on a small machine one process usually serves best.",
+        ),
+    ] = 1,
 ) -> None:
-    """Serve the HTTP API (FastAPI under uvicorn); jobs go to Redis for the workers."""
+    """Serve the HTTP API (FastAPI under uvicorn, uvloop and httptools); jobs go to Redis for the workers."""
     import uvicorn
+    from fastapi import FastAPI
 
     from vrpcoder_verifier.api import create_app
 
@@ -72,8 +82,17 @@ def api(
     except ValueError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(2) from None
+    served: FastAPI | str = application
+    if workers > 1:
+        # worker processes build their own app from the environment, so the flags above must reach it there
+        from vrpcoder_verifier.stack import settings_env
+
+        os.environ.update(settings_env(settings))
+        served = "vrpcoder_verifier.api.main:create_app_from_env"
     uvicorn.run(
-        application,
+        served,
+        factory=workers > 1,
+        workers=workers,
         host=host,
         port=port,
         log_level=log_level,
@@ -88,7 +107,9 @@ def worker(
     redis_url: RedisOpt = None,
     no_sandbox: NoSandboxOpt = False,
     burst: Annotated[bool, typer.Option(help="Quit once the queue is empty.")] = False,
-    log_level: Annotated[str, typer.Option(help="rq log level.")] = "INFO",
+    log_level: Annotated[
+        str, typer.Option(help="rq log level (INFO logs a line per job, which a busy worker pays for).")
+    ] = "WARNING",
 ) -> None:
     """Take verification jobs from Redis and run each through the sandbox executor (run N of these)."""
     from vrpcoder_verifier.worker import NoSandboxError, run_worker

@@ -8,6 +8,8 @@ model the in-process ``verify`` returns.
 from __future__ import annotations
 
 import hashlib
+import json
+from collections.abc import Sequence
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
@@ -23,7 +25,12 @@ def sample_digest(sample: Sample) -> str:
     Content addressing means a client can compute the id itself, registering twice is harmless, and
     two different samples never share an id even when their human names (``Sample.id``) collide.
     """
-    return hashlib.sha256(sample.model_dump_json().encode()).hexdigest()
+    return json_digest(sample.model_dump_json())
+
+
+def json_digest(sample_json: str) -> str:
+    """``sample_digest`` of a sample already serialized (the API stores that same text)."""
+    return hashlib.sha256(sample_json.encode()).hexdigest()
 
 
 class VerifyOptions(BaseModel):
@@ -116,6 +123,26 @@ class VerifyResult(BaseModel):
     @property
     def done(self) -> bool:
         return self.state in (JobState.FINISHED, JobState.FAILED)
+
+
+def cached_result_json(verdict_json: bytes, reward: float | None) -> bytes:
+    """The JSON of ``VerifyResult(job_id=None, state=FINISHED, cached=True, verdict=...)``, spliced.
+
+    A cache hit is the service's hot path: the stored verdict JSON goes out as it is, instead of being
+    parsed into a ``Verdict`` and serialized again. Same fields, same order as the model
+    (tests/verifier/test_units.py holds the two to each other).
+    """
+    reward_json = b"null" if reward is None else json.dumps(reward).encode()
+    return b"".join(
+        (b'{"job_id":null,"state":"finished","cached":true,"verdict":', verdict_json,
+         b',"failure":null,"reward":', reward_json, b"}")
+    )
+
+
+def batch_response_json(results: Sequence[bytes], complete: bool) -> bytes:
+    """The JSON of a ``BatchResponse`` from its results' JSON, so spliced cache hits stay unparsed."""
+    flag = b"true" if complete else b"false"
+    return b"".join((b'{"results":[', b",".join(results), b'],"complete":', flag, b"}"))
 
 
 class BatchResponse(BaseModel):

@@ -52,7 +52,11 @@ class Settings(BaseSettings):
     """How long a request may hold its connection waiting for a verdict before it gets a job id."""
 
     job_timeout_seconds: int = Field(default=900, ge=1)
-    """Hard rq timeout of one job; the sandbox's own wall limit should fire well before it."""
+    """Hard rq timeout per candidate of a job; the sandbox's own wall limit should fire well before it."""
+    max_chunk_items: int = Field(default=16, ge=1)
+    """Most candidates of a batch one rq job carries. A batch is cut into about two jobs per alive
+    worker, so the per-job cost of rq is paid a few times per batch instead of once per candidate,
+    while every worker still gets work and a slow chunk can be balanced by the others."""
     job_retries: int = Field(default=1, ge=0)
     """Re-runs of a job whose worker died under it; after that the job ends failed."""
     result_ttl_seconds: int = Field(default=24 * 3600, ge=1)

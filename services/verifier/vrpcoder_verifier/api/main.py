@@ -53,6 +53,11 @@ async def _probe_licence(service: VerifierService) -> None:
     service.licence = await asyncio.to_thread(probe_licence)
 
 
+def create_app_from_env() -> FastAPI:
+    """The app of one of several uvicorn worker processes (``--workers``), configured from the environment."""
+    return create_app(Settings())
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     if not settings.allow_anonymous and not settings.api_tokens:

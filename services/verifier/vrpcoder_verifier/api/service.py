@@ -1,16 +1,18 @@
 """What the routes do, without HTTP: resolve samples, answer from the cache, enqueue, wait.
 
-Waiting blocks on a Redis list the jobs push their notices to (one list per request), so a request
-that waits costs one connection and no polling, and a verdict reaches the caller within a round
-trip of the worker finishing. Identical items of one batch share one job.
+On a cache hit a request costs one Redis round trip (store inline samples, refresh referenced ones,
+read verdicts: one pipeline), and the stored verdict JSON is spliced into the answer unparsed but
+for its reward and error kind. Waiting blocks on a Redis list the jobs push their notices to (one
+list per request), so a request that waits costs one connection and no polling, and a verdict
+reaches the caller within a round trip of the worker finishing. Identical items of one batch share
+one item; the distinct ones travel in a few chunked jobs (see ``queue``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import redis
@@ -20,20 +22,23 @@ from vrpcoder.samples import Sample
 from vrpcoder.verification import VerifyConfig
 
 from vrpcoder_verifier.api.core.metrics import Metrics
-from vrpcoder_verifier.cache import AsyncResultCache, SampleStore, cache_key
+from vrpcoder_verifier.cache import AsyncResultCache, CachedVerdict, SampleStore, cache_key
 from vrpcoder_verifier.health import LicenceKind
 from vrpcoder_verifier.queue import (
+    ItemSpec,
     JobNotice,
-    JobSpec,
+    alive_index_key,
     alive_key,
+    chunk_size,
+    chunked,
     enqueue,
     lookup_job,
+    new_id,
     notify_key,
     reap_abandoned,
 )
 from vrpcoder_verifier.schemas import (
     BatchRequest,
-    BatchResponse,
     JobState,
     ReadyReport,
     SampleRegistered,
@@ -42,7 +47,9 @@ from vrpcoder_verifier.schemas import (
     VerifyRequest,
     VerifyResult,
     WorkerReport,
-    sample_digest,
+    batch_response_json,
+    cached_result_json,
+    json_digest,
 )
 from vrpcoder_verifier.settings import Settings
 
@@ -57,10 +64,36 @@ class LimitExceeded(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class _Item:
-    candidate: str
+class Answer:
+    """One item's result, already as the JSON body of a ``VerifyResult``."""
+
+    body: bytes
+    done: bool
+
+    @classmethod
+    def of(cls, result: VerifyResult) -> Answer:
+        return cls(body=result.model_dump_json().encode(), done=result.done)
+
+    @classmethod
+    def cached(cls, verdict: CachedVerdict) -> Answer:
+        return cls(body=cached_result_json(verdict.raw, verdict.reward), done=True)
+
+
+def batch_body(answers: Sequence[Answer]) -> bytes:
+    return batch_response_json([a.body for a in answers], all(a.done for a in answers))
+
+
+@dataclass(frozen=True, slots=True)
+class _InlineSample:
+    """A sample sent with the request: its JSON is produced once, for both its digest and its storage."""
+
     sample_id: str
-    key: str
+    json: str
+
+    @classmethod
+    def of(cls, sample: Sample) -> _InlineSample:
+        text = sample.model_dump_json()
+        return cls(sample_id=json_digest(text), json=text)
 
 
 @dataclass
@@ -72,6 +105,8 @@ class VerifierService:
     metrics: Metrics
     sandbox: SandboxReport
     licence: str = LicenceKind.CHECKING.value
+    alive_workers: int = 1
+    """Workers with a fresh heartbeat, refreshed every heartbeat; sizes the chunks of a batch."""
     _samples: SampleStore = field(init=False)
     _cache: AsyncResultCache = field(init=False)
 
@@ -91,68 +126,80 @@ class VerifierService:
         return min(wait, self.settings.max_wait_seconds)
 
     async def register_sample(self, sample: Sample) -> SampleRegistered:
-        sample_id = sample_digest(sample)
-        await self._samples.put(self.async_redis, sample_id, sample.model_dump_json())
-        return SampleRegistered(sample_id=sample_id, name=sample.id)
+        inline = _InlineSample.of(sample)
+        await self._samples.put(self.async_redis, inline.sample_id, inline.json)
+        return SampleRegistered(sample_id=inline.sample_id, name=sample.id)
 
-    async def _resolve(self, inline: Sequence[Sample], referenced: Sequence[str]) -> list[str]:
-        """Store inline samples, check referenced ones exist; the digests of the inline ones in order."""
-        digests = [(await self.register_sample(s)).sample_id for s in inline]
-        missing = await self._samples.touch_all(self.async_redis, sorted(set(referenced)))
-        if missing:
-            raise UnknownSample(missing)
-        return digests
-
-    async def verify(self, request: VerifyRequest) -> VerifyResult:
+    async def verify(self, request: VerifyRequest) -> Answer:
         config = self.config_for(request.options)
+        stored: dict[str, str] = {}
+        referenced: list[str] = []
         if request.sample is not None:
-            (sample_id,) = await self._resolve([request.sample], [])
+            inline = _InlineSample.of(request.sample)
+            sample_id = inline.sample_id
+            stored[sample_id] = inline.json
         else:
             assert request.sample_id is not None
-            await self._resolve([], [request.sample_id])
             sample_id = request.sample_id
-        (result,) = await self._submit([(request.candidate, sample_id)], config, self.wait_for(request.wait))
-        return result
+            referenced.append(sample_id)
+        pair = (request.candidate, sample_id)
+        (answer,) = await self._submit([pair], stored, referenced, config, self.wait_for(request.wait))
+        return answer
 
-    async def verify_batch(self, request: BatchRequest) -> BatchResponse:
+    async def verify_batch(self, request: BatchRequest) -> list[Answer]:
         if len(request.items) > self.settings.max_batch_items:
             raise LimitExceeded(f"{len(request.items)} items; this service takes at most {self.settings.max_batch_items} per batch")
         config = self.config_for(request.options)
-        referenced = [item.sample_id for item in request.items if item.sample_id is not None]
-        inline = await self._resolve(request.samples, referenced)
+        inline = [_InlineSample.of(sample) for sample in request.samples]
+        referenced = sorted({item.sample_id for item in request.items if item.sample_id is not None})
         pairs = [
-            (item.candidate, item.sample_id if item.sample_id is not None else inline[item.sample_index or 0])
+            (item.candidate, item.sample_id or inline[item.sample_index or 0].sample_id)
             for item in request.items
         ]
-        return BatchResponse(results=tuple(await self._submit(pairs, config, self.wait_for(request.wait))))
+        stored = {s.sample_id: s.json for s in inline}
+        return await self._submit(pairs, stored, referenced, config, self.wait_for(request.wait))
 
-    async def _submit(self, pairs: Sequence[tuple[str, str]], config: VerifyConfig, wait: float) -> list[VerifyResult]:
+    async def _submit(
+        self,
+        pairs: Sequence[tuple[str, str]],
+        inline: Mapping[str, str],
+        referenced: Sequence[str],
+        config: VerifyConfig,
+        wait: float,
+    ) -> list[Answer]:
+        """Answer ``pairs`` (candidate, sample id) in order: from the cache, else through jobs."""
         version = self.settings.version
-        items = [_Item(c, s, cache_key(c, s, version, config)) for c, s in pairs]
-        unique = list(dict.fromkeys(item.key for item in items))
-        cached = dict(zip(unique, await self._cache.get_many(unique), strict=True))
-        answers: dict[str, VerifyResult] = {}
-        for key, verdict in cached.items():
-            if verdict is not None:
-                answers[key] = VerifyResult(job_id=None, state=JobState.FINISHED, cached=True, verdict=verdict)
-                self.metrics.observe_verdict(verdict, cached=True)
-        hits = sum(1 for item in items if item.key in answers)
-        self.metrics.observe_lookup(hits, len(items) - hits)
-        first = {item.key: item for item in reversed(items)}
-        todo = [first[key] for key in unique if key not in answers]
+        keys = [cache_key(candidate, sample_id, version, config) for candidate, sample_id in pairs]
+        first = dict(zip(reversed(keys), reversed(pairs), strict=True))
+        unique = list(dict.fromkeys(keys))
+        found = await self._cache.lookup(inline, referenced, unique)
+        if found.missing_samples:
+            raise UnknownSample(found.missing_samples)
+        answers: dict[str, Answer] = {}
+        for key, cached in zip(unique, found.verdicts, strict=True):
+            if cached is not None:
+                answers[key] = Answer.cached(cached)
+                self.metrics.observe_kind(cached.error_kind, cached=True)
+        hits = sum(1 for key in keys if key in answers)
+        self.metrics.observe_lookup(hits, len(keys) - hits)
+        todo = [ItemSpec(new_id(), *first[key], key) for key in unique if key not in answers]
         if todo:
-            notify = notify_key(self.settings, uuid.uuid4().hex)
-            specs = [JobSpec(i.candidate, i.sample_id, config, i.key, notify) for i in todo]
-            job_ids = await asyncio.to_thread(enqueue, self.queue, specs, self.settings)
-            by_job = dict(zip(job_ids, (i.key for i in todo), strict=True))
-            for job_id, result in (await self._collect(notify, job_ids, wait)).items():
-                answers[by_job[job_id]] = result
-        return [answers[item.key] for item in items]
+            results = await self._run(todo, config, wait)
+            answers.update((item.cache_key, Answer.of(results[item.id])) for item in todo)
+        return [answers[key] for key in keys]
 
-    async def _collect(self, notify: str, job_ids: list[str], wait: float) -> dict[str, VerifyResult]:
+    async def _run(self, items: list[ItemSpec], config: VerifyConfig, wait: float) -> dict[str, VerifyResult]:
+        """Enqueue ``items`` in chunks and wait for their notices; results by item id."""
+        notify = notify_key(self.settings, new_id())
+        size = chunk_size(len(items), self.alive_workers, self.settings.max_chunk_items)
+        await asyncio.to_thread(enqueue, self.queue, chunked(items, size), config, notify, self.settings)
+        return await self._collect(notify, [item.id for item in items], wait)
+
+    async def _collect(self, notify: str, item_ids: list[str], wait: float) -> dict[str, VerifyResult]:
+        """Block on the notice list; an item's first notice counts (a re-run job may announce it again)."""
         deadline = time.monotonic() + wait
         results: dict[str, VerifyResult] = {}
-        while len(results) < len(job_ids):
+        while len(results) < len(item_ids):
             remaining = deadline - time.monotonic()
             if remaining <= 0.001:
                 break
@@ -160,8 +207,9 @@ class VerifierService:
             if popped is None:
                 break
             notice = JobNotice.model_validate_json(popped[1])
-            results[notice.job_id] = self._observed(notice)
-        pending = [job_id for job_id in job_ids if job_id not in results]
+            if notice.job_id not in results:
+                results[notice.job_id] = self._observed(notice)
+        pending = [item_id for item_id in item_ids if item_id not in results]
         if pending:
             looked_up = await asyncio.to_thread(self._lookup_many, pending)
             results.update(looked_up)
@@ -183,7 +231,9 @@ class VerifierService:
         return await asyncio.to_thread(lookup_job, self.sync_redis, self.settings, job_id)
 
     async def workers(self) -> list[WorkerReport]:
-        keys = [key async for key in self.async_redis.scan_iter(match=alive_key(self.settings, "*"), count=500)]
+        """Workers whose alive key has not run out, found through the index (no SCAN of the keyspace)."""
+        names = await self.async_redis.zrange(alive_index_key(self.settings), 0, -1)
+        keys = [alive_key(self.settings, n.decode() if isinstance(n, bytes) else str(n)) for n in names]
         raws = await self.async_redis.mget(keys) if keys else []
         return [WorkerReport.model_validate_json(raw) for raw in raws if raw is not None]
 
@@ -216,10 +266,14 @@ class VerifierService:
         return self.metrics.render(queue_depth=depth, running=running, workers=workers)
 
     async def reap_forever(self) -> None:
-        """The API reaps too, so a job held by a dead worker fails cleanly even when no worker is left."""
+        """The API reaps too, so a job held by a dead worker fails cleanly even when no worker is left.
+
+        The same beat refreshes the count of alive workers that batches are chunked by.
+        """
         while True:
             await asyncio.sleep(self.settings.worker_heartbeat_seconds)
             try:
+                self.alive_workers = len(await self.workers())
                 await asyncio.to_thread(reap_abandoned, self.sync_redis, self.queue, self.settings)
             except redis.exceptions.RedisError:
                 continue

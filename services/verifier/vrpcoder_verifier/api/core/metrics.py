@@ -46,8 +46,11 @@ class Metrics:
         )
 
     def observe_verdict(self, verdict: Verdict, *, cached: bool) -> None:
-        kind = verdict.error.kind.value if verdict.error is not None else "none"
-        self.verdicts.labels(error_kind=kind, source="cache" if cached else "job").inc()
+        self.observe_kind(verdict.error.kind.value if verdict.error is not None else "none", cached=cached)
+
+    def observe_kind(self, error_kind: str, *, cached: bool) -> None:
+        """Count a verdict by its error kind (``none`` for a clean pass or fail), e.g. one served unparsed."""
+        self.verdicts.labels(error_kind=error_kind, source="cache" if cached else "job").inc()
 
     def observe_lookup(self, hits: int, misses: int) -> None:
         self.cache_hits.inc(hits)
