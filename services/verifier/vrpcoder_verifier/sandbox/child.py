@@ -209,17 +209,19 @@ def _build_phase(setup: ChildSetup, guard: Guard, reporter: Reporter) -> BuiltCa
 def await_job(channels: ChildChannels, guard: Guard) -> NoReturn:
     """A spare child's whole life: get ready, wait for a job header (or for the end of the
     channel, then leave), run that one job. Forked before the job exists, it never holds any
-    of it in memory beyond what arrives on its own pipes."""
+    of it in memory beyond what arrives on its own pipes. The tripwires go in while it waits:
+    they depend on nothing of the job, and what the spare itself does next (read, decode, set
+    limits) sets none of them off."""
     try:
         _prepare_idle(channels)
+        reporter = Reporter(channels.report_fd)
+        install_hook(reporter.violation, native_roots=channels.native_roots, writable_roots=(channels.scratch,))
         frame = read_frame(channels.header_fd, MAX_JOB_FRAME)
         if frame is None:
             os._exit(0)
         os.close(channels.header_fd)
         setup = ChildSetup(header=JobHeader.model_validate_json(frame), channels=channels)
         _prepare_job(setup)
-        reporter = Reporter(channels.report_fd)
-        install_hook(reporter.violation, native_roots=channels.native_roots, writable_roots=(channels.scratch,))
     except BaseException:  # noqa: BLE001 - nothing of the candidate's has run yet: our fault
         traceback.print_exc()
         _finish(EXIT_CRASH)

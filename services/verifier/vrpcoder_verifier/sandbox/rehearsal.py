@@ -2,23 +2,21 @@
 
 A child is forked from the warm supervisor, so the first write to any page of the inherited heap
 (a reference count, a free slot of an allocator pool) makes the kernel copy that page. Every job
-pays for these copies when it decodes its header and sample, compiles its script, builds a
-gurobipy model and encodes its reports -- about a millisecond of them on the protocol alone. A
-spare that does the same on canned data while it is idle pays them off the job's clock. (Not
-compiling: that is real work, not page faults, and would cost every job's CPU for nothing.) The
-data is a tiny sample built when the sandbox starts, never another job's, so a rehearsal leaves
-nothing in the child that the candidate could use.
+pays for these copies; on the protocol alone (decoding its header and sample, encoding its
+reports) they are about a millisecond of the job's latency, which a spare that does the same on
+canned data while it is idle takes off the job's clock. The data is a tiny sample built when the
+sandbox starts, never another job's, so a rehearsal leaves nothing the candidate could use.
 
-The rehearsal is deliberately small (well under the cost of a job): when jobs arrive back to
-back, a spare still rehearsing delays its job by what is left of it, and the pages it touched
-would have been copied by the job anyway.
+Only the protocol is rehearsed: it costs about what it saves. Rehearsing more of a job (compiling,
+building a gurobipy model, a whole verification) was measured to cost more CPU than it saves --
+compiling is real work rather than page faults, and when jobs arrive back to back a spare still
+rehearsing delays its job and takes a core from the job before it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import gurobipy as gp
 from vrpcoder.samples import build_samples
 from vrpcoder.sampling import sample_instance
 from vrpcoder.verification import Verdict, VerifyConfig, verify
@@ -68,18 +66,8 @@ def prepare_rehearsal() -> Rehearsal:
 
 
 def rehearse(rehearsal: Rehearsal) -> None:
-    """Decode, model and encode once on the canned job; the results are thrown away."""
+    """Decode and encode once on the canned job; the results are thrown away."""
     JobHeader.model_validate_json(rehearsal.header_json)
     Disclosure.model_validate_json(rehearsal.disclosure_json)
-    model = gp.Model()
-    try:
-        model.Params.OutputFlag = 0
-        model.Params.Threads = 1
-        x = model.addVars(2, ub=1.0, name="x")
-        model.addConstr(x[0] + x[1] <= 1)
-        model.setObjective(x[0] + 2 * x[1], gp.GRB.MAXIMIZE)
-        model.optimize()
-    finally:
-        model.dispose()
     encode_frame(Built().model_dump_json().encode())
     encode_frame(Finished(nonce=_NONCE, verdict=rehearsal.verdict).model_dump_json().encode())
