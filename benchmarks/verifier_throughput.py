@@ -15,7 +15,7 @@ cache: the same requests again, one at a time, 32 at a time, and as batches. Iss
 median service overhead <= 15 ms/job, throughput >= 90 % of in-process on the same cores, cache
 hits >= 1000 verifications/s.
 
-    .venv/bin/python benchmarks/verifier_throughput.py [--jobs 40] [--executor auto|sandbox|in-process]
+    .venv/bin/python benchmarks/verifier_throughput.py [--jobs 40] [--size small|medium] [--executor auto|sandbox|in-process]
 """
 
 from __future__ import annotations
@@ -34,13 +34,18 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
-from vrpcoder.samples import Sample, build_grid_point
+from vrpcoder.samples import Sample, build_grid_point, build_samples
+from vrpcoder.sampling import sample_instance
 from vrpcoder.verification import VerifyConfig, verify
 from vrpcoder_verifier.client import AsyncVerifierClient, VerifierClient
 from vrpcoder_verifier.schemas import VerifyOptions
 from vrpcoder_verifier.stack import LocalStack, local_redis, purge, stack_settings
 
 POINTS = (("CVRP", 1), ("TSP", 1), ("VRPHTW", 1), ("CVRP", 2), ("DCVRP", 1))
+SIZES: dict[str, int | None] = {"small": None, "medium": 11}
+"""Customers per instance: ``small`` keeps each profile's own (tiny: jobs of about 20 ms, where the
+service's fixed cost per job weighs most); ``medium`` has 11 (jobs of 60-270 ms,
+nearer what training and evaluation send)."""
 OPTIONS = VerifyOptions(time_limit=30.0)
 CONFIG = VerifyConfig(time_limit=30.0, threads=1)
 """What the service runs: one Gurobi thread per job."""
@@ -65,8 +70,14 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def _jobs(count: int) -> list[Job]:
-    samples = [build_grid_point(v, p, 0).samples[0] for v, p in POINTS]
+def _sample(variant: str, profile: int, customers: int | None) -> Sample:
+    if customers is None:
+        return build_grid_point(variant, profile, 0).samples[0]
+    return build_samples(sample_instance(variant, profile, 0, customers=customers), seed=0).samples[0]
+
+
+def _jobs(count: int, customers: int | None) -> list[Job]:
+    samples = [_sample(v, p, customers) for v, p in POINTS]
     return [(samples[i % len(samples)].gold_code, samples[i % len(samples)]) for i in range(count)]
 
 
@@ -237,8 +248,9 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=40)
     parser.add_argument("--executor", choices=("auto", "sandbox", "in-process"), default="auto")
     parser.add_argument("--cache-repeats", type=int, default=10, help="Rounds of cache-hit requests.")
+    parser.add_argument("--size", choices=tuple(SIZES), default="small", help="Instance size of the jobs.")
     args = parser.parse_args()
-    jobs = _jobs(args.jobs)
+    jobs = _jobs(args.jobs, SIZES[args.size])
     for code, sample in jobs[: len(POINTS)]:
         verify(code, sample, CONFIG)  # warm Gurobi and imports, as the workers are warm
     plain = in_process(jobs)
@@ -258,7 +270,7 @@ def main() -> int:
             finally:
                 purge(settings)
     rows = [plain, plain_two, *([direct] if direct is not None else []), service[1], service[2]]
-    console.print(_table(rows, f"verifier throughput: {len(jobs)} jobs, executor {args.executor}, {os.cpu_count()} cores"))
+    console.print(_table(rows, f"verifier throughput: {len(jobs)} {args.size} jobs, executor {args.executor}, {os.cpu_count()} cores"))
     cpu = Table(title="CPU ms per job in the batch runs, by process")
     names = list(service[1].cpu_ms)
     cpu.add_column("service")

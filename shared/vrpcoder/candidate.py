@@ -207,12 +207,18 @@ def _call_capturing_locals(func: Callable[[], object]) -> tuple[object, dict[str
     Scripts may define ``node_ids`` / ``id2idx`` inside ``build_model``; they vanish with its
     frame, so a tracer is attached to that one frame only (line events off, so loops in the
     body cost nothing extra). Any tracer already installed (coverage, debugger) is chained.
+
+    The first call after the tracer goes in is ``func``'s own frame; only that one is looked at.
+    Every other call the model building makes (thousands) passes straight through: reading
+    ``frame.f_code`` is an audited event, and under the sandbox's audit hook checking it on
+    every call cost several percent of a verification.
     """
     code = getattr(func, "__code__", None)
     captured: dict[str, object] = {}
     if not isinstance(code, types.CodeType):
         return func(), captured
     previous = sys.gettrace()
+    first = [True]
 
     def on_frame_event(frame: types.FrameType, event: TraceEvent, arg: object) -> Any:
         if event == "return":
@@ -220,9 +226,11 @@ def _call_capturing_locals(func: Callable[[], object]) -> tuple[object, dict[str
         return on_frame_event
 
     def on_call(frame: types.FrameType, event: TraceEvent, arg: object) -> Any:
-        if frame.f_code is code and not captured:
-            frame.f_trace_lines = False
-            return on_frame_event
+        if first[0]:
+            first[0] = False
+            if frame.f_code is code:
+                frame.f_trace_lines = False
+                return on_frame_event
         return previous(frame, event, arg) if previous is not None else None
 
     sys.settrace(on_call)

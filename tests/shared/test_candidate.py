@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
@@ -107,6 +108,47 @@ def test_locals_of_build_model_are_kept_in_the_namespace() -> None:
     assert built.namespace["id2idx"] == {bid: bid - 1 for bid in range(1, 8)}
     assert built.namespace["Q"] == 10  # module globals are there too
     assert built.build_seconds > 0
+
+
+NESTED_LOCALS = textwrap.dedent(
+    """
+    import gurobipy as gp
+
+    def helper(n):
+        inner_only = [i * 2 for i in range(n)]
+        return len(inner_only)
+
+    def build_model():
+        sizes = [helper(k) for k in range(5)]
+        node_ids = [7, 8, 9]
+        m = gp.Model()
+        m.Params.OutputFlag = 0
+        return m
+    """
+)
+
+
+def test_locals_come_from_build_model_itself_not_from_the_functions_it_calls() -> None:
+    built = build_candidate(NESTED_LOCALS)
+    assert built.namespace["sizes"] == [0, 1, 2, 3, 4]
+    assert built.namespace["node_ids"] == [7, 8, 9]
+    assert "inner_only" not in built.namespace
+
+
+def test_a_tracer_already_installed_keeps_seeing_the_calls_build_model_makes() -> None:
+    seen: list[str] = []
+
+    def outer_tracer(frame: object, event: str, arg: object) -> None:
+        seen.append(frame.f_code.co_name)  # type: ignore[attr-defined]
+
+    previous = sys.gettrace()
+    sys.settrace(outer_tracer)  # type: ignore[arg-type]
+    try:
+        built = build_candidate(NESTED_LOCALS)
+    finally:
+        sys.settrace(previous)
+    assert built.namespace["node_ids"] == [7, 8, 9]
+    assert "helper" in seen and "build_model" not in seen
 
 
 def test_optimize_is_restored_after_success_and_failure() -> None:
