@@ -95,3 +95,32 @@ def test_the_next_job_finds_no_file_of_the_previous_one(executor: SandboxExecuto
     assert record.verdict.passed
     found = next(line for line in record.output.splitlines() if line.startswith("FOUND"))
     assert "left" not in found and "top-level.txt" not in found
+
+
+def test_a_tree_too_deep_to_wipe_replaces_the_sandbox_instead_of_reaching_the_next_job(
+    executor: SandboxExecutor, cvrp: Sample
+) -> None:
+    """Paths past PATH_MAX cannot be removed by name: the supervisor notices what is left and
+    ends its sandbox; the next job, already on its way to it, is run again in a fresh one. It
+    never sees the tree and is never blamed for it."""
+    deep = cvrp.gold_code + textwrap.dedent(
+        """
+        import os as _os
+        _start = _os.getcwd()
+        for _ in range(2200):
+            _os.mkdir("deep")
+            _os.chdir("deep")
+        _os.chdir(_start)
+        """
+    )
+    assert executor.execute(deep, cvrp, CONFIG).verdict.passed
+    look = cvrp.gold_code.replace(
+        "def build_model(",
+        "import os as _os\nprint('FOUND', sorted(_os.listdir('.')), sorted(_os.listdir('/tmp')))\ndef build_model(",
+        1,
+    )
+    record = executor.execute(look, cvrp, CONFIG)
+    assert record.verdict.passed, record.verdict.error
+    assert not record.warm
+    found = next(line for line in record.output.splitlines() if line.startswith("FOUND"))
+    assert "deep" not in found

@@ -391,6 +391,15 @@ def _start_session(policy: SandboxPolicy, sandboxed: bool, uid: int | None) -> _
     return session
 
 
+def _fault_of_a_used_sandbox(record: ExecutionRecord) -> bool:
+    """Our fault in a sandbox that had served other jobs (say, one whose scratch could not be
+    cleaned after the previous job): worth one more try in a fresh sandbox, which the fault has
+    already made the executor start, rather than a lost verdict. A fault in a fresh sandbox is
+    not retried: it would most likely recur."""
+    error = record.verdict.error
+    return record.warm and error is not None and error.kind is ErrorKind.INFRASTRUCTURE
+
+
 class SandboxExecutor:
     """Runs candidates in warm sandboxes, one job at a time (see the module docstring)."""
 
@@ -445,7 +454,10 @@ class SandboxExecutor:
                 raise RuntimeError("the executor is closed")
             started = time.monotonic()
             try:
-                return self._execute(candidate_code, sample, config, started)
+                record = self._execute(candidate_code, sample, config, started)
+                if _fault_of_a_used_sandbox(record):
+                    record = self._execute(candidate_code, sample, config, started)
+                return record
             except Exception as exc:  # noqa: BLE001 - our own fault must still become a verdict
                 self._retire()
                 verdict = failure_verdict(sample, ErrorKind.INFRASTRUCTURE, f"sandbox executor failed: {exc!r}")
@@ -568,9 +580,12 @@ class SandboxExecutor:
 
     @staticmethod
     def _lost_verdict(session: _Session, sample: Sample, exc: Exception) -> Verdict:
-        """The supervisor vanished mid-job: our bug if it left a traceback, else the candidate's doing."""
-        session.kill()
+        """The supervisor vanished mid-job: our bug if it left a traceback, else the candidate's doing.
+
+        The tail is read before the kill: killing the session closes its stderr file, and a
+        traceback read afterwards would never be found (every fault of ours blamed on a candidate)."""
         tail = session.stderr_tail()
+        session.kill()
         if "Traceback" in tail:
             last = (tail.strip().splitlines() or [""])[-1]
             return failure_verdict(sample, ErrorKind.INFRASTRUCTURE, f"the sandbox supervisor failed: {last}")

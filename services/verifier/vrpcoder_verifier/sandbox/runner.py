@@ -147,34 +147,57 @@ def _read_available(fd: int) -> tuple[bytes, bool]:
     return data, not data
 
 
+def _same_device_entries(directory: str, device: int) -> list[os.DirEntry[str]]:
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            if entry.stat(follow_symlinks=False).st_dev == device:
+                found.append(entry)
+    return found
+
+
 def wipe_tree(directory: str, device: int) -> None:
     """Delete what is inside ``directory`` on filesystem ``device``, never crossing into another.
 
     Host paths that live under /tmp (a checkout or virtualenv in /tmp, as on CI) are bound
     read-only *into* the scratch tmpfs; a plain ``rmtree`` would walk every file of them on every
     job and fail on each. Their mount points (and the directories bubblewrap made to hold them)
-    stay; everything the job wrote goes.
+    stay; everything the job wrote goes, locked directories included. Iterative, so a job's
+    deep tree cannot exhaust the recursion limit; what cannot be removed (paths past PATH_MAX)
+    is caught by ``scratch_entries`` afterwards.
     """
-    try:
-        entries = list(os.scandir(directory))
-    except OSError:
-        return
-    for entry in entries:
-        try:
-            info = entry.stat(follow_symlinks=False)
-        except OSError:
+    pending: list[tuple[str, bool]] = [(directory, False)]
+    while pending:
+        path, emptied = pending.pop()
+        if emptied:
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
             continue
-        if info.st_dev != device:
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            with contextlib.suppress(OSError):
-                os.chmod(entry.path, 0o700)  # a job may have locked its own directories
-            wipe_tree(entry.path, device)
-            with contextlib.suppress(OSError):
-                os.rmdir(entry.path)
-        else:
-            with contextlib.suppress(OSError):
-                os.unlink(entry.path)
+        for entry in _same_device_entries(path, device):
+            if entry.is_dir(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    os.chmod(entry.path, 0o700)  # a job may have locked its own directories
+                pending.append((entry.path, True))
+                pending.append((entry.path, False))
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+def scratch_entries(directory: str, device: int) -> frozenset[str]:
+    """Every path under ``directory`` on ``device`` (mount points and what is under them excluded)."""
+    found: set[str] = set()
+    pending = [directory]
+    while pending:
+        for entry in _same_device_entries(pending.pop(), device):
+            found.add(entry.path)
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+    return frozenset(found)
 
 
 def sweep_namespace() -> None:
@@ -465,6 +488,9 @@ class Supervisor:
         self._spare: _Spare | None = None
         self._zombies: list[int] = []
         """Children killed after their verdict went out and not yet reaped."""
+        self._scratch_device = os.lstat(self.scratch).st_dev
+        self._scratch_baseline = scratch_entries(str(self.scratch), self._scratch_device)
+        """What bubblewrap put in the scratch (the directories holding binds under /tmp)."""
 
     def _sweep(self, pgid: int) -> None:
         if self.config.isolated:
@@ -490,7 +516,15 @@ class Supervisor:
                 self._zombies.remove(pid)
 
     def _wipe_scratch(self) -> None:
-        wipe_tree(str(self.scratch), os.lstat(self.scratch).st_dev)
+        wipe_tree(str(self.scratch), self._scratch_device)
+
+    def _check_scratch_clean(self) -> None:
+        """A job may leave what no wipe removes (a tree deeper than PATH_MAX); rather than let the
+        next job see it, this sandbox ends here (with a traceback: our fault, not a candidate's)
+        and the executor starts a fresh one with an empty tmpfs."""
+        left = scratch_entries(str(self.scratch), self._scratch_device) - self._scratch_baseline
+        if left:
+            raise RuntimeError(f"the scratch directory could not be wiped ({len(left)} entries left); replacing the sandbox")
 
     def _fork_spare(self) -> _Spare:
         header_r, header_w = os.pipe2(os.O_CLOEXEC)
@@ -596,6 +630,7 @@ class Supervisor:
         scratch again before the next job, after any late writer is long gone."""
         self._release_job()
         self._wipe_scratch()
+        self._check_scratch_clean()
         gc.collect()
         self.prepare_spare()
         self._reap_zombies()
