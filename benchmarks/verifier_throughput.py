@@ -44,7 +44,7 @@ from vrpcoder_verifier.stack import LocalStack, local_redis, purge, stack_settin
 POINTS = (("CVRP", 1), ("TSP", 1), ("VRPHTW", 1), ("CVRP", 2), ("DCVRP", 1))
 SIZES: dict[str, int | None] = {"small": None, "medium": 11}
 """Customers per instance: ``small`` keeps each profile's own (tiny: jobs of about 20 ms, where the
-service's fixed cost per job weighs most); ``medium`` has 11 (jobs of 60-270 ms,
+service's fixed cost per job weighs most); ``medium`` has 11 (jobs of 35-270 ms,
 nearer what training and evaluation send)."""
 OPTIONS = VerifyOptions(time_limit=30.0)
 CONFIG = VerifyConfig(time_limit=30.0, threads=1)
