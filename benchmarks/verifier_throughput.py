@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import multiprocessing
 import os
 import statistics
@@ -161,15 +162,16 @@ def _tree_cpu(pid: int) -> float:
 
 
 def _redis_pid(port: int) -> int | None:
+    """The redis-server whose command line names ``port``. Redis rewrites its own title to
+    ``redis-server HOST:PORT``, so the words are split on spaces as well as NULs."""
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+                words = (entry / "cmdline").read_bytes().replace(b"\0", b" ").split()
             except OSError:
                 continue
-            if command.startswith(b"redis-server") or b"/redis-server" in command.split(b" ")[0]:
-                if f":{port}".encode() in command or str(port).encode() in command:
-                    return int(entry.name)
+            if words and words[0].endswith(b"redis-server") and any(str(port).encode() in w for w in words[1:]):
+                return int(entry.name)
     return None
 
 
@@ -205,8 +207,7 @@ def through_service(stack: LocalStack, jobs: list[Job], name: str) -> Figures:
             seconds = _timed(
                 lambda: client.verify_batch([c for c, _ in batch], [s for _, s in batch], options=OPTIONS, wait=60)
             )
-    figures = _latencies(name, latencies, len(jobs) / seconds)
-    return Figures(figures.name, figures.median_ms, figures.p99_ms, figures.jobs_per_s, cpu, figures.latencies)
+    return dataclasses.replace(_latencies(name, latencies, len(jobs) / seconds), cpu_ms=cpu)
 
 
 def cache_rates(stack: LocalStack, jobs: list[Job], repeats: int) -> tuple[float, float, float]:

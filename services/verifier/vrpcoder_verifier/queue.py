@@ -231,15 +231,6 @@ def run_chunk(items: list[dict[str, str]], config: str, notify: str) -> None:
         publish(connection, context.settings, notify, notice, item.cache_key)
 
 
-def run_verification(candidate: str, sample_id: str, config: str, cache_key: str, notify: str) -> None:
-    """A one-candidate job as an API of the previous release queued it (its item id is the job id)."""
-    job = get_current_job()
-    if job is None:
-        raise RuntimeError("run_verification must run inside an rq job")
-    item = ItemSpec(id=job.id, candidate=candidate, sample_id=sample_id, cache_key=cache_key)
-    run_chunk([item.wire()], config, notify)
-
-
 def describe_failure(exc_type: type[BaseException] | None, exc_value: BaseException | None) -> str:
     if exc_type is not None and issubclass(exc_type, AbandonedJobError):
         return "the worker running this job died and no retry was left"
@@ -247,14 +238,6 @@ def describe_failure(exc_type: type[BaseException] | None, exc_value: BaseExcept
         return f"the job exceeded its hard timeout ({exc_value})"
     name = exc_type.__name__ if exc_type is not None else "error"
     return f"{name}: {exc_value}"
-
-
-def _job_items(job: Job) -> list[ItemSpec]:
-    kwargs = job.kwargs
-    if "items" in kwargs:
-        return [ItemSpec(**item) for item in kwargs["items"]]
-    sample_id, key = str(kwargs["sample_id"]), str(kwargs["cache_key"])
-    return [ItemSpec(id=job.id, candidate="", sample_id=sample_id, cache_key=key)]
 
 
 def on_job_failure(
@@ -274,7 +257,8 @@ def on_job_failure(
     settings = Settings.model_validate_json(job.meta["settings"]) if "settings" in job.meta else Settings()
     failure = describe_failure(exc_type, exc_value)
     notify = str(job.kwargs["notify"])
-    for item in unrecorded(connection, settings, _job_items(job)):
+    items = [ItemSpec(**item) for item in job.kwargs["items"]]
+    for item in unrecorded(connection, settings, items):
         publish(connection, settings, notify, JobNotice(job_id=item.id, failure=failure))
 
 
