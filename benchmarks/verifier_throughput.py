@@ -9,7 +9,10 @@ the cache cannot answer. They are run
 * through the HTTP service (API + Redis + rq workers + sandboxes) with 1 and with 2 workers.
 
 Latency is per job with one request at a time; jobs/s is all jobs submitted at once (one batch
-request). For the service runs the CPU each process spent per job is printed too: on a machine
+request). Every service or sandbox figure is compared with in-process runs taken right beside it:
+each single request follows the same job run in-process, and each batch sits between two in-process
+passes over the same jobs. The speed of a shared (virtual) machine drifts by tens of percent over
+minutes, so baselines taken minutes earlier made the ratios measure the drift. For the service runs the CPU each process spent per job is printed too: on a machine
 whose cores are shared with everything else, that is what explains a throughput figure. Then the
 cache: the same requests again, one at a time, 32 at a time, and as batches. Issue targets:
 median service overhead <= 15 ms/job, throughput >= 90 % of in-process on the same cores, cache
@@ -108,11 +111,6 @@ def overhead_ms(path: Figures, base: Figures) -> float:
     return statistics.median(a - b for a, b in zip(path.latencies, base.latencies, strict=True)) * 1e3
 
 
-def in_process(jobs: list[Job]) -> Figures:
-    latencies = [_timed(partial(verify, code, sample, CONFIG)) for code, sample in jobs]
-    return _latencies("in-process verify, 1 process", latencies, len(jobs) / sum(latencies))
-
-
 def _verify_job(job: Job) -> bool:
     return verify(job[0], job[1], CONFIG).passed
 
@@ -125,8 +123,9 @@ def in_process_parallel(jobs: list[Job], processes: int) -> Figures:
     return Figures(f"in-process verify, {processes} processes", None, None, len(jobs) / seconds)
 
 
-def sandbox_direct(jobs: list[Job], executor: str) -> Figures | None:
-    """The executor the workers use, called directly: separates the sandbox's cost from the queue's."""
+def sandbox_direct(jobs: list[Job], executor: str) -> tuple[Figures, Figures] | None:
+    """The executor the workers use, called directly: separates the sandbox's cost from the queue's.
+    Returns (sandbox, in-process), each job run in-process just before it runs in the sandbox."""
     from vrpcoder_verifier.settings import Settings
     from vrpcoder_verifier.worker import InProcessExecutor, NoSandboxError, build_executor
 
@@ -138,8 +137,15 @@ def sandbox_direct(jobs: list[Job], executor: str) -> Figures | None:
         return None
     for code, sample in jobs[: len(POINTS)]:
         runner.verify(code, sample, CONFIG)
-    latencies = [_timed(partial(runner.verify, code, sample, CONFIG)) for code, sample in jobs]
-    return _latencies("sandbox executor directly (no queue, no HTTP)", latencies, len(jobs) / sum(latencies))
+    plain: list[float] = []
+    boxed: list[float] = []
+    for code, sample in jobs:
+        plain.append(_timed(partial(verify, code, sample, CONFIG)))
+        boxed.append(_timed(partial(runner.verify, code, sample, CONFIG)))
+    return (
+        _latencies("sandbox executor directly (no queue, no HTTP)", boxed, len(jobs) / sum(boxed)),
+        _latencies("  in-process, interleaved with it", plain, len(jobs) / sum(plain)),
+    )
 
 
 def _tree_cpu(pid: int) -> float:
@@ -195,19 +201,42 @@ def _cpu_per_job(stack: LocalStack, jobs: int, into: dict[str, float]) -> Iterat
     into["client"] = (now.user + now.system - own.user - own.system) / jobs * 1e3
 
 
-def through_service(stack: LocalStack, jobs: list[Job], name: str) -> Figures:
+def in_process_rate(jobs: list[Job], processes: int) -> float:
+    """Jobs/s of ``processes`` plain verifiers side by side (one: this process itself)."""
+    if processes == 1:
+        return len(jobs) / _timed(lambda: [verify(code, sample, CONFIG) for code, sample in jobs])
+    return in_process_parallel(jobs, processes).jobs_per_s or 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceRun:
+    """A service's figures and the in-process figures taken beside them."""
+
+    service: Figures
+    baseline: Figures
+
+
+def through_service(stack: LocalStack, jobs: list[Job], name: str, workers: int) -> ServiceRun:
     cpu: dict[str, float] = {}
     with VerifierClient(stack.base_url, stack.token, timeout=600) as client:
         for sample in {id(s): s for _, s in jobs}.values():
             client.register_sample(sample)
-        single = _unique(jobs, f"{name} single")
-        latencies = [_timed(partial(client.verify, code, sample, options=OPTIONS)) for code, sample in single]
+        plain: list[float] = []
+        latencies: list[float] = []
+        for code, sample in _unique(jobs, f"{name} single"):
+            plain.append(_timed(partial(verify, code, sample, CONFIG)))
+            latencies.append(_timed(partial(client.verify, code, sample, options=OPTIONS)))
         batch = _unique(jobs, f"{name} batch")
+        before = in_process_rate(jobs, workers)
         with _cpu_per_job(stack, len(batch), cpu):
             seconds = _timed(
                 lambda: client.verify_batch([c for c, _ in batch], [s for _, s in batch], options=OPTIONS, wait=60)
             )
-    return dataclasses.replace(_latencies(name, latencies, len(jobs) / seconds), cpu_ms=cpu)
+        after = in_process_rate(jobs, workers)
+    service = dataclasses.replace(_latencies(name, latencies, len(jobs) / seconds), cpu_ms=cpu)
+    processes = f"{workers} process{'es' * (workers > 1)}"
+    baseline = _latencies(f"  in-process, {processes}, beside it", plain, (before + after) / 2)
+    return ServiceRun(service, baseline)
 
 
 def cache_rates(stack: LocalStack, jobs: list[Job], repeats: int) -> tuple[float, float, float]:
@@ -266,44 +295,43 @@ def main() -> int:
     jobs = _jobs(args.jobs, SIZES[args.size])
     for code, sample in jobs[: len(POINTS)]:
         verify(code, sample, CONFIG)  # warm Gurobi and imports, as the workers are warm
-    plain = in_process(jobs)
-    plain_two = in_process_parallel(jobs, 2)
     direct = sandbox_direct(jobs, args.executor)
-    service: dict[int, Figures] = {}
+    runs: dict[int, ServiceRun] = {}
     cache: tuple[float, float, float] | None = None
     with local_redis() as redis_url:
         for workers in (1, 2):
             settings = stack_settings(redis_url, executor=args.executor, check_licence=False)
             try:
                 with LocalStack(settings, workers=workers) as stack:
-                    through_service(stack, jobs[: len(POINTS)], "warm-up")
-                    service[workers] = through_service(stack, jobs, f"HTTP service, {workers} worker{'s' * (workers > 1)}")
+                    through_service(stack, jobs[: len(POINTS)], "warm-up", workers)
+                    name = f"HTTP service, {workers} worker{'s' * (workers > 1)}"
+                    runs[workers] = through_service(stack, jobs, name, workers)
                     if workers == 2:
                         cache = cache_rates(stack, jobs, repeats=args.cache_repeats)
             finally:
                 purge(settings)
-    rows = [plain, plain_two, *([direct] if direct is not None else []), service[1], service[2]]
+    rows = [*(direct or ()), *(figures for run in runs.values() for figures in (run.service, run.baseline))]
     console.print(_table(rows, f"verifier throughput: {len(jobs)} {args.size} jobs, executor {args.executor}, {os.cpu_count()} cores"))
     cpu = Table(title="CPU ms per job in the batch runs, by process")
-    names = list(service[1].cpu_ms)
+    names = list(runs[1].service.cpu_ms)
     cpu.add_column("service")
     for name in names:
         cpu.add_column(name, justify="right")
     cpu.add_column("total", justify="right")
-    for figures in service.values():
-        cpu.add_row(figures.name, *(f"{figures.cpu_ms[n]:.1f}" for n in names), f"{sum(figures.cpu_ms.values()):.1f}")
+    for run in runs.values():
+        cpu.add_row(run.service.name, *(f"{run.service.cpu_ms[n]:.1f}" for n in names), f"{sum(run.service.cpu_ms.values()):.1f}")
     console.print(cpu)
-    one, two = service[1], service[2]
-    service_overhead = overhead_ms(one, plain)
+    one, two = runs[1], runs[2]
+    service_overhead = overhead_ms(one.service, one.baseline)
     console.print(f"median overhead of the service (1 worker, one request at a time) over in-process, paired by job: "
                   f"{service_overhead:.1f} ms/job (target <= 15)")
     if direct is not None:
-        sandbox_overhead = overhead_ms(direct, plain)
-        console.print(f"  of which the sandbox (direct): {sandbox_overhead:.1f} ms; "
-                      f"queue + HTTP: {service_overhead - sandbox_overhead:.1f} ms")
-    console.print(f"throughput, 1 worker vs 1 in-process verifier: {_ratio(one.jobs_per_s, plain.jobs_per_s)} (target >= 90 %)")
-    console.print(f"throughput, 2 workers vs 2 in-process verifiers (same cores): {_ratio(two.jobs_per_s, plain_two.jobs_per_s)}")
-    console.print(f"throughput, 2 workers vs 1 in-process verifier: {_ratio(two.jobs_per_s, plain.jobs_per_s)}")
+        console.print(f"  the sandbox alone (executor called directly), paired the same way: {overhead_ms(*direct):.1f} ms/job")
+    console.print(f"throughput, 1 worker vs 1 in-process verifier: "
+                  f"{_ratio(one.service.jobs_per_s, one.baseline.jobs_per_s)} (target >= 90 %)")
+    console.print(f"throughput, 2 workers vs 2 in-process verifiers (same cores): "
+                  f"{_ratio(two.service.jobs_per_s, two.baseline.jobs_per_s)}")
+    console.print(f"throughput, 2 workers vs 1 in-process verifier: {_ratio(two.service.jobs_per_s, one.baseline.jobs_per_s)}")
     if cache is not None:
         console.print(
             f"cache hits: {cache[0]:.0f}/s one request at a time, {cache[1]:.0f}/s with 32 concurrent requests, "
