@@ -35,7 +35,8 @@ SIZE_LIMIT_ERRNO = 10010
 """GurobiError code of the size-limited (pip) licence: the model exceeds 2000 variables or rows."""
 
 _TRACEBACK_CAP = 2000
-_CANDIDATE_FILE = "<candidate>"
+CANDIDATE_FILE = "<candidate>"
+"""The file name of the candidate's code objects: how a traceback shows where its code ran."""
 
 Callback = Callable[[gp.Model, int], None]
 TraceEvent = Literal["call", "line", "return", "exception", "opcode"]
@@ -165,20 +166,10 @@ def apply_caps(model: gp.Model, *, time_limit: float | None, threads: int | None
         model.Params.TimeLimit = min(float(model.Params.TimeLimit), time_limit)
 
 
-def _is_size_limited(exc: BaseException | None) -> bool:
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, gp.GurobiError) and exc.errno == SIZE_LIMIT_ERRNO:
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
 def candidate_traceback(exc: BaseException, code: str) -> str:
     """The exception with only the candidate's own frames, capped so that reports stay small."""
     lines = code.splitlines()
-    frames = [fr for fr in traceback.extract_tb(exc.__traceback__) if fr.filename == _CANDIDATE_FILE]
+    frames = [fr for fr in traceback.extract_tb(exc.__traceback__) if fr.filename == CANDIDATE_FILE]
     parts = []
     for fr in frames:
         lineno = fr.lineno or 0
@@ -193,8 +184,13 @@ def _failure_for(
     exc: BaseException, code: str, where: str, *, size_limited: bool = False
 ) -> VerificationFailure:
     """Classify an exception from candidate code; a size-limit error seen earlier wins, because
-    scripts often catch the GurobiError and fail later for an unrelated-looking reason."""
-    if size_limited or _is_size_limited(exc):
+    scripts often catch the GurobiError and fail later for an unrelated-looking reason.
+
+    Only a size-limit error that Gurobi itself raised counts (``size_limited``: seen by the optimize
+    spy, or raised by our own optimize call). Anyone can construct ``GurobiError(10010, ...)``, and
+    a broken script that raised one would otherwise be scored as "too large for our licence" (no
+    reward at all) instead of as a failed build."""
+    if size_limited:
         return VerificationFailure(ErrorKind.SIZE_LIMITED_LICENCE, f"{where}: {exc}")
     if isinstance(exc, MemoryError):
         return VerificationFailure(ErrorKind.MEMORY_LIMIT, f"{where}: out of memory")
@@ -243,7 +239,7 @@ def _call_capturing_locals(func: Callable[[], object]) -> tuple[object, dict[str
 
 def _compile(code: str) -> types.CodeType:
     try:
-        return compile(code, _CANDIDATE_FILE, "exec")
+        return compile(code, CANDIDATE_FILE, "exec")
     except SyntaxError as exc:
         raise VerificationFailure(ErrorKind.SYNTAX_ERROR, f"line {exc.lineno}: {exc.msg}") from None
     except ValueError as exc:  # e.g. null bytes in the source
@@ -260,7 +256,7 @@ def build_candidate(code: str, *, time_limit: float | None = None, threads: int 
     compiled = _compile(code)
     module_name = f"vrpcoder_candidate_{uuid.uuid4().hex}"
     module = types.ModuleType(module_name)
-    module.__file__ = _CANDIDATE_FILE
+    module.__file__ = CANDIDATE_FILE
     namespace = module.__dict__
     spy = _OptimizeSpy(time_limit=time_limit, threads=threads)
     started = time.perf_counter()
@@ -290,6 +286,7 @@ def build_candidate(code: str, *, time_limit: float | None = None, threads: int 
             raise VerificationFailure(
                 ErrorKind.NOT_A_MODEL, f"build_model() returned {type(result).__name__}, not a gurobipy.Model"
             )
+        _require_alive(result)
         callback = spy.callbacks.get(id(result))
         if id(result) not in spy.optimized:
             _optimize_ourselves(result, callback, code, time_limit=time_limit, threads=threads)
@@ -305,6 +302,17 @@ def build_candidate(code: str, *, time_limit: float | None = None, threads: int 
     )
 
 
+def _require_alive(model: gp.Model) -> None:
+    """A model freed before it was returned (``dispose()``, or built inside ``with gp.Model() as m``)
+    is a common slip, not a fault of the verifier that reads it next."""
+    try:
+        model.getAttr("NumVars")
+    except gp.GurobiError as exc:
+        raise VerificationFailure(
+            ErrorKind.NOT_A_MODEL, f"build_model() returned a model that can no longer be read ({exc})"
+        ) from None
+
+
 def _optimize_ourselves(
     model: gp.Model, callback: Callback | None, code: str, *, time_limit: float | None, threads: int | None
 ) -> None:
@@ -312,4 +320,6 @@ def _optimize_ourselves(
         apply_caps(model, time_limit=time_limit, threads=threads)
         model.optimize(callback)
     except Exception as exc:
-        raise _failure_for(exc, code, "optimizing the returned model failed") from None
+        # gurobipy swallows what a callback raises, so an error out of this call is Gurobi's own
+        genuine = isinstance(exc, gp.GurobiError) and exc.errno == SIZE_LIMIT_ERRNO
+        raise _failure_for(exc, code, "optimizing the returned model failed", size_limited=genuine) from None

@@ -209,7 +209,14 @@ class NodeMap:
         ``index_mismatch``: a verdict on wrongly translated arcs would be noise.
         """
         labels = _statement_labels(node_id_map, num_nodes)
-        table = _candidate_table(namespace)
+        try:
+            table = _candidate_table(namespace)
+        except VerificationFailure:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the table is the script's object; reading it runs its code
+            raise VerificationFailure(
+                ErrorKind.INDEX_MISMATCH, f"the script's node-id table could not be read ({type(exc).__name__}: {exc})"
+            ) from None
         if table is None:
             if all(label == str(p) for p, label in enumerate(labels)):
                 return cls.identity(num_nodes)

@@ -285,6 +285,18 @@ BROKEN: list[tuple[str, str, ErrorKind, str]] = [
         ErrorKind.SIZE_LIMITED_LICENCE,
         "size-limited",
     ),
+    (
+        "returns a freed model",
+        "import gurobipy as gp\ndef build_model():\n    with gp.Model() as m:\n        m.optimize()\n    return m\n",
+        ErrorKind.NOT_A_MODEL,
+        "can no longer be read",
+    ),
+    (
+        "a home-made size-limit error is the script's own failure",
+        "import gurobipy as gp\ndef build_model():\n    raise gp.GurobiError(10010, 'Model too large')\n",
+        ErrorKind.BUILD_ERROR,
+        "Model too large",
+    ),
 ]
 
 

@@ -425,7 +425,15 @@ def test_node_maps_compose_statement_and_script_ids(
     assert NodeMap.from_candidate(namespace, id_map, 3).index == expected
 
 
+class _UnreadableTable(dict):  # type: ignore[type-arg]
+    """A script's id2idx whose reading raises (the script's own code runs when it is read)."""
+
+    def items(self):  # type: ignore[no-untyped-def]
+        raise RuntimeError("sabotaged")
+
+
 BAD_MAPS: list[tuple[str, dict[str, object], dict[str, str] | None]] = [
+    ("table raises when read", {"id2idx": _UnreadableTable({1: 0, 2: 1, 3: 2})}, {"0": "1", "1": "2", "2": "3"}),
     ("renumbered but no table", {}, {"0": "A", "1": "B", "2": "C"}),
     ("id missing from the table", {"id2idx": {1: 0, 2: 1}}, {"0": "1", "1": "2", "2": "3"}),
     ("map misses a node", {"id2idx": {1: 0, 2: 1, 3: 2}}, {"0": "1", "1": "2"}),

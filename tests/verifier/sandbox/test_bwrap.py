@@ -95,3 +95,14 @@ def test_host_layout_binds_the_interpreter_and_our_packages_read_only() -> None:
     for path in (*python_roots(), *package_dirs()):
         assert any(path == b or path.startswith(b + "/") for b in bound), path
     assert "/tmp" not in bound and "/etc" not in bound and "/proc" not in bound
+
+
+@pytest.mark.parametrize("drop_uid", [None, 4242])
+def test_only_the_scratch_stays_writable_once_every_mount_is_made(drop_uid: int | None) -> None:
+    command = bwrap_command("bwrap", _layout(drop_uid), ARGV)
+    remounted = [command[i + 1] for i, arg in enumerate(command) if arg == "--remount-ro"]
+    assert remounted == ["/", "/dev"]
+    first_remount = command.index("--remount-ro")
+    mounting = ("--ro-bind", "--symlink", "--dir", "--tmpfs", "--dev")
+    assert all(i < first_remount for i, arg in enumerate(command) if arg in mounting)
+    assert SCRATCH not in remounted

@@ -26,7 +26,7 @@ LIMITS = {"cpu_limit": 5, "memory_mb": 100, "wall_seconds": 7.0}
 
 def _end(**changes: object) -> WorkerEnd:
     base: dict[str, object] = {
-        "phase": Phase.BUILDING, "verdict": None, "violations": (), "crash": None, "flooded": False,
+        "phase": Phase.BUILDING, "verdict": None, "violations": (), "crash": None, "candidate_ran": True, "flooded": False,
         "timed_out": False, "exit_code": 0, "signal": None, "cpu_seconds": 0.1, "max_rss_kb": 1000, "elapsed": 0.2,
     }
     base.update(changes)
@@ -55,7 +55,10 @@ def gold_verdict(cvrp: Sample) -> Verdict:
         ({"exit_code": None, "signal": signal.SIGSEGV, "phase": Phase.VERIFYING}, ErrorKind.SANDBOX_VIOLATION),
         ({"exit_code": EXIT_OUT_OF_MEMORY}, ErrorKind.MEMORY_LIMIT),
         ({"exit_code": EXIT_REPORT_BROKEN}, ErrorKind.SANDBOX_VIOLATION),
-        ({"exit_code": EXIT_CRASH}, ErrorKind.INFRASTRUCTURE),
+        ({"exit_code": EXIT_CRASH, "candidate_ran": False}, ErrorKind.INFRASTRUCTURE),
+        ({"exit_code": None, "signal": signal.SIGSEGV, "candidate_ran": False}, ErrorKind.INFRASTRUCTURE),
+        ({"exit_code": EXIT_CRASH}, ErrorKind.BUILD_ERROR),
+        ({"exit_code": EXIT_CRASH, "phase": Phase.VERIFYING}, ErrorKind.SANDBOX_VIOLATION),
         ({"exit_code": 0}, ErrorKind.BUILD_ERROR),
         ({"exit_code": 0, "phase": Phase.VERIFYING}, ErrorKind.SANDBOX_VIOLATION),
     ],

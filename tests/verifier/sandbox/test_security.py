@@ -63,6 +63,46 @@ CASES = [
     Case("gc_introspection", ErrorKind.SANDBOX_VIOLATION),
     Case("frame_walk", ErrorKind.NO_ROUTING_VARIABLE, "no sample in reach"),
     Case("native_module", ErrorKind.SANDBOX_VIOLATION),
+    # Red-team round 2: Gurobi's own files and parameters, signals, callbacks, finalizers, the
+    # interpreter's global state, limits lowered under the verifier, leftovers for the next job.
+    Case("gurobi_params", None, "threads after the cap: 1"),
+    Case("huge_model", ErrorKind.MEMORY_LIMIT, "adding 10^8 variables"),
+    Case("dispose_default_env", None, "default environment disposed"),
+    Case("modified_after_optimize", ErrorKind.SOLVER_STATUS, "modified after optimize"),
+    Case("duck_model", ErrorKind.NOT_A_MODEL, "returning a duck"),
+    Case("model_subclass", ErrorKind.SANDBOX_VIOLATION, "returning a Model subclass"),
+    Case("callback_exit", ErrorKind.SANDBOX_VIOLATION, "optimized with a callback that exits under INJ"),
+    Case("callback_sleep", ErrorKind.TIMEOUT, "optimized with a callback that sleeps under INJ", hang=True),
+    Case("ignore_sigxcpu", ErrorKind.TIMEOUT, "signals ignored", hang=True),
+    Case("hanging_stdout", ErrorKind.TIMEOUT, "stdout is about to hang", hang=True),
+    Case("atexit_sleep", None, "exit handlers registered"),
+    Case("del_raises", None, "bombs planted"),
+    Case("deep_recursion", ErrorKind.BUILD_ERROR, "recursing"),
+    Case("thread_tamper", ErrorKind.SANDBOX_VIOLATION, "tampering thread started"),
+    Case("writer_daemon", ErrorKind.SANDBOX_VIOLATION, "writer daemon detached"),
+    Case("new_session", None, "nice 19"),
+    Case("kill_everyone", ErrorKind.SANDBOX_VIOLATION),
+    Case("abstract_socket", ErrorKind.SANDBOX_VIOLATION, "unreachable"),
+    Case("plant_for_next_job", None, "files for the next job"),
+    Case("replace_modules", ErrorKind.SANDBOX_VIOLATION, "modules replaced"),
+    Case("patch_builtins", ErrorKind.SANDBOX_VIOLATION, "builtins patched"),
+    Case("warnings_as_errors", None, "warnings are errors now"),
+    Case("lower_rlimits", None, "no more descriptors"),
+    Case("lower_memory", ErrorKind.SOLVER_STATUS, "address space cut to the bone"),
+    Case("gurobi_write_outside", None, "gurobi write refused /etc/pwned.lp"),
+    Case("dirfd_write_outside", None, "dir_fd write refused in /"),
+    Case("fake_size_limit", ErrorKind.BUILD_ERROR, "raising a home-made GurobiError 10010"),
+    # A candidate's own act must not read as our fault (an infrastructure verdict: no reward at all).
+    Case("forge_crash_report", ErrorKind.SANDBOX_VIOLATION),
+    Case("exit_crash_code", ErrorKind.BUILD_ERROR, "leaving with status 88"),
+    Case("callback_exit_code", ErrorKind.SANDBOX_VIOLATION, "exits 88 under INJ"),
+    Case("recursion_limit", ErrorKind.BUILD_ERROR, "recursion limit lowered"),
+    Case("evil_id2idx", ErrorKind.INDEX_MISMATCH, "booby-trapped id2idx"),
+    Case("disposed_model", ErrorKind.NOT_A_MODEL),
+    # Interpreter state armed during the build is put back before the verifier runs.
+    Case("starve_sample_pipe", None, "made non-blocking"),
+    Case("signal_in_verify", None, "timer armed"),
+    Case("patch_and_restore", ErrorKind.NO_ROUTING_VARIABLE, "timer armed"),
 ]
 
 
@@ -220,3 +260,33 @@ def test_the_next_job_cannot_find_the_previous_one(
     assert first.verdict.passed
     record = executor.execute(hostile_code("previous_job", MARKER=marker[::-1]), cvrp, CONFIG)
     _assert_contained(record, Case("previous_job", None, "no previous job in reach"))
+
+
+@pytest.mark.parametrize(("script", "substitutions", "poisoned"), [
+    ("persist_outside_scratch", {"MEGABYTES": "4"}, "stored 4 MiB outside the scratch"),
+    ("poison_licence", {}, "POISONED"),
+])
+def test_nothing_a_job_stores_reaches_the_next_job(
+    script: str, substitutions: dict[str, str], poisoned: str,
+    executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample,
+) -> None:
+    """Outside the scratch nothing is writable (the sandbox's root and /dev are remounted
+    read-only), and the scratch is wiped between jobs: a second job finds nothing of the first."""
+    for _ in range(2):
+        record = executor.execute(hostile_code(script, **substitutions), cvrp, CONFIG)
+        _assert_contained(record, Case(script, None))
+        assert poisoned not in record.output
+        assert set(re.findall(r"(\d+) file\(s\) left by earlier jobs", record.output)) <= {"0"}
+    _assert_still_usable(executor, cvrp)
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: the verifier runs in the candidate's process (see the executor's threat model)")
+def test_a_candidate_cannot_impersonate_the_verifier(
+    executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample
+) -> None:
+    """The script finds the report and sample pipes among its own descriptors, reports its build
+    itself, reads the disclosed sample and sends a self-consistent passing verdict. Closing this
+    needs DIFF and INJ out of the process that ran the candidate's code; until then this test
+    fails, and says so the day it starts passing."""
+    record = executor.execute(hostile_code("impersonate_child"), cvrp, CONFIG)
+    assert not record.verdict.passed

@@ -4,7 +4,8 @@ The sandbox sees a root it was *given*, not the host's root with holes punched i
 and its compatibility links, a handful of ``/etc`` files the dynamic loader needs, the Python
 installation and virtualenv, and the two source packages the runner imports, all read-only; a
 ``/dev`` with the harmless devices; a size-capped private tmpfs as ``/tmp`` (scratch, cwd,
-``$HOME``, ``$TMPDIR``); and deliberately no ``/proc`` (nothing in the verifier needs it, and
+``$HOME``, ``$TMPDIR``), the one place a job can write (the root and ``/dev`` are remounted
+read-only once built); and deliberately no ``/proc`` (nothing in the verifier needs it, and
 without it there is no ``/proc/self/mem`` to rewrite and no other process to read). The host's
 ``/tmp`` (other jobs' files), the repository outside those packages, ``/root`` and
 ``/etc/shadow`` do not exist in there.
@@ -42,6 +43,13 @@ ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/l
 PASSED_ENV = ("GRB_LICENSE_FILE",)
 """Host variables the sandbox may see (a licence file, which is bound read-only too); nothing else
 of the host's environment (tokens, REDIS_URL, API keys) crosses."""
+READ_ONLY_AFTER_SETUP = ("/", "/dev")
+"""Remounted read-only once every mount is in place. Bubblewrap builds the sandbox's root and
+``/dev`` (with ``/dev/shm``) as tmpfs filesystems owned by the sandbox's uid when it runs
+unprivileged (the deployed mode): left writable, a job could store files outside the scratch,
+uncapped and never wiped, for the next job of the same sandbox to find (a licence file where
+Gurobi looks for one, a module on a path). Device nodes such as ``/dev/null`` stay writable: a
+read-only mount does not stop writes to a device."""
 ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 """Native thread pools count against RLIMIT_NPROC, and the job has one core to itself anyway."""
 
@@ -117,6 +125,7 @@ def bwrap_command(bwrap: str, layout: SandboxLayout, argv: Sequence[str], *, inf
             command += ["--symlink", mount.source, mount.dest]
         else:
             command += ["--perms", "0755", "--dir", mount.dest]
+    command += [opt for path in READ_ONLY_AFTER_SETUP for opt in ("--remount-ro", path)]
     command += ["--chdir", SCRATCH, "--clearenv"]
     for key, value in layout.env:
         command += ["--setenv", key, value]

@@ -11,6 +11,8 @@ trusted as such.
 from __future__ import annotations
 
 import ctypes
+import fcntl
+import gc
 import os
 import resource
 import signal
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 from pydantic import BaseModel
-from vrpcoder.candidate import BuiltCandidate, build_candidate
+from vrpcoder.candidate import CANDIDATE_FILE, BuiltCandidate, build_candidate
 from vrpcoder.errors import ErrorKind, VerificationError, VerificationFailure
 from vrpcoder.verification import verify_built
 
@@ -34,6 +36,7 @@ from vrpcoder_verifier.sandbox.protocol import (
     Disclosure,
     Finished,
     JobHeader,
+    Started,
     Violation,
     WorkerLimits,
     encode_frame,
@@ -116,6 +119,7 @@ class Reporter:
                 error=VerificationError(kind=ErrorKind.MEMORY_LIMIT, detail="out of memory"), seconds=0.0
             ).model_dump_json().encode()
         )
+        self._started = encode_frame(Started().model_dump_json().encode())
 
     def _raw(self, data: bytes) -> None:
         view = memoryview(data)
@@ -131,6 +135,9 @@ class Reporter:
         except MemoryError:
             self.out_of_memory()
         self._raw(data)
+
+    def started(self) -> None:
+        self._raw(self._started)
 
     def violation(self, detail: str) -> None:
         self.send(Violation(detail=detail[:_MAX_VIOLATION_DETAIL]))
@@ -163,6 +170,49 @@ def _conclude(reporter: Reporter, message: BaseModel) -> NoReturn:
     os._exit(0)
 
 
+class InterpreterState:
+    """Process-wide settings the candidate may change and the verifier relies on, as they were
+    before the candidate ran, with the functions to put them back bound just as early.
+
+    Put back as soon as the build is over, before the integrity check: a handler, timer or garbage
+    collector callback the candidate armed would otherwise fire inside the verifier (where it could
+    patch the verifier after the check and put everything back before the next one), a lowered
+    recursion limit would break it, and a pipe made non-blocking would make its read fail. Each of those would end as a crash of *our* code (a
+    verdict that blames us), so they are undone rather than judged.
+    """
+
+    def __init__(self) -> None:
+        self._recursion_limit = sys.getrecursionlimit()
+        self._set_recursion_limit = sys.setrecursionlimit
+        self._handlers = {
+            number: handler
+            for number in signal.valid_signals()
+            if (handler := signal.getsignal(number)) is not None and number not in _UNCATCHABLE
+        }
+        self._gc_callbacks = gc.callbacks
+        self._gc_callbacks_before = list(gc.callbacks)
+        self._getsignal = signal.getsignal
+        self._signal = signal.signal
+        self._setitimer = signal.setitimer
+        self._fcntl = fcntl.fcntl
+
+    def restore(self, blocking_fds: tuple[int, ...]) -> None:
+        self._set_recursion_limit(self._recursion_limit)
+        self._gc_callbacks[:] = self._gc_callbacks_before
+        for timer in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF):
+            self._setitimer(timer, 0)
+        for number, handler in self._handlers.items():
+            if self._getsignal(number) is not handler:
+                self._signal(number, handler)
+        for fd in blocking_fds:
+            flags = self._fcntl(fd, fcntl.F_GETFL)
+            if flags & os.O_NONBLOCK:
+                self._fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+
+
+_UNCATCHABLE = frozenset({signal.SIGKILL, signal.SIGSTOP})
+
+
 def _prepare_idle(channels: ChildChannels) -> None:
     """Everything that does not depend on the job, done while the spare waits for one. The
     rehearsal runs before the output pipe is attached: nothing it might print is the candidate's."""
@@ -186,8 +236,9 @@ def _prepare_job(setup: ChildSetup) -> None:
     set_limits(setup.header.limits, isolated=setup.channels.isolated)
 
 
-def _build_phase(setup: ChildSetup, guard: Guard, reporter: Reporter) -> BuiltCandidate:
+def _build_phase(setup: ChildSetup, guard: Guard, reporter: Reporter, state: InterpreterState) -> BuiltCandidate:
     config = setup.header.config
+    reporter.started()
     started = time.perf_counter()
     try:
         built = build_candidate(setup.header.code, time_limit=config.time_limit, threads=config.threads)
@@ -198,6 +249,7 @@ def _build_phase(setup: ChildSetup, guard: Guard, reporter: Reporter) -> BuiltCa
     except BaseException as exc:  # noqa: BLE001 - e.g. a KeyboardInterrupt raised by the candidate
         error = VerificationError(kind=ErrorKind.BUILD_ERROR, detail=f"build_model() raised {type(exc).__name__}")
         _conclude(reporter, BuildFailed(error=error, seconds=time.perf_counter() - started))
+    state.restore(blocking_fds=(setup.channels.sample_fd,))
     problems = guard.problems(built.model)
     if problems:
         reporter.violation("; ".join(problems))
@@ -215,6 +267,7 @@ def await_job(channels: ChildChannels, guard: Guard) -> NoReturn:
     try:
         _prepare_idle(channels)
         reporter = Reporter(channels.report_fd)
+        state = InterpreterState()
         install_hook(reporter.violation, native_roots=channels.native_roots, writable_roots=(channels.scratch,))
         frame = read_frame(channels.header_fd, MAX_JOB_FRAME)
         if frame is None:
@@ -225,24 +278,42 @@ def await_job(channels: ChildChannels, guard: Guard) -> NoReturn:
     except BaseException:  # noqa: BLE001 - nothing of the candidate's has run yet: our fault
         traceback.print_exc()
         _finish(EXIT_CRASH)
-    _run(setup, guard, reporter)
+    _run(setup, guard, reporter, state)
 
 
-def _run(setup: ChildSetup, guard: Guard, reporter: Reporter) -> NoReturn:
-    """Never returns: the process ends with ``os._exit`` whatever the candidate does."""
-    built = _build_phase(setup, guard, reporter)
-    frame = read_frame(setup.channels.sample_fd, MAX_JOB_FRAME)
-    if frame is None:
-        _finish()
-    disclosure = Disclosure.model_validate_json(frame)
+def _receive_sample(setup: ChildSetup, reporter: Reporter) -> Disclosure:
+    """The disclosure, or a violation: the candidate's code had the pipe in its hands and may have
+    closed, replaced or drained it."""
     try:
-        verdict = verify_built(built, disclosure.sample, setup.header.config)
+        frame = read_frame(setup.channels.sample_fd, MAX_JOB_FRAME)
+        if frame is None:
+            _finish()
+        return Disclosure.model_validate_json(frame)
+    except Exception as exc:  # noqa: BLE001 - our read only fails on a pipe the candidate tampered with
+        reporter.violation(f"the sample channel was tampered with ({type(exc).__name__})")
+        _finish()
+
+
+def _raised_by_candidate(exc: BaseException) -> bool:
+    """The exception came out of, or went through, a frame of the candidate's code."""
+    return any(frame.filename == CANDIDATE_FILE for frame in traceback.extract_tb(exc.__traceback__))
+
+
+def _run(setup: ChildSetup, guard: Guard, reporter: Reporter, state: InterpreterState) -> NoReturn:
+    """Never returns: the process ends with ``os._exit`` whatever the candidate does."""
+    verify = verify_built  # bound before the candidate's code runs: it cannot rebind the name for us
+    built = _build_phase(setup, guard, reporter, state)
+    disclosure = _receive_sample(setup, reporter)
+    try:
+        verdict = verify(built, disclosure.sample, setup.header.config)
     except MemoryError:
         reporter.out_of_memory()
-    except Exception:  # noqa: BLE001 - verify_built classifies candidate faults itself
+    except Exception as exc:  # noqa: BLE001 - verify_built classifies candidate faults itself
         problems = guard.problems(built.model)
         if problems:
             reporter.violation("; ".join(problems))
+        elif _raised_by_candidate(exc):
+            reporter.violation(f"the candidate's code raised {type(exc).__name__} inside the verifier")
         else:
             _conclude(reporter, Crashed(detail=traceback.format_exc(limit=-3)[-2000:]))
         _finish()

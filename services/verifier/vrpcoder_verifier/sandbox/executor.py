@@ -16,7 +16,7 @@ verdict than its model earns.
 nothing but a loopback of its own: the host's Redis on 127.0.0.1:6379 is not reachable); no file
 of the host but read-only system/Python/package trees (no host /tmp, no repository, no
 /etc/shadow, no /proc); writes only to a size-capped private tmpfs (``max_file_mb`` per file,
-four times that in all) wiped between jobs; an environment built from
+four times that in all) wiped between jobs, the sandbox's own root and /dev being read-only; an environment built from
 scratch (no tokens, REDIS_URL or API keys); an unprivileged uid with no capabilities and
 no-new-privs; rlimits on address space, CPU time, processes+threads, file size and core dumps set
 hard, so they cannot be raised back; a wall clock enforced by the supervisor and, as a backstop,
@@ -38,7 +38,13 @@ the candidate built, so candidate code and the verifier share one interpreter. W
   /proc, writes outside scratch, process creation, signals and sockets as violations the moment
   they happen, and an integrity snapshot finds monkeypatched gurobipy/verifier/builtins, a
   ``Model`` subclass, attributes shadowing ``Status``/``ObjVal`` on the model, and leftover threads.
-* ``os._exit`` or a crash before the build is reported is a build error; after it, a violation.
+* Signal handlers, timers, garbage-collector callbacks, the recursion limit and the sample pipe's
+  flags, as the candidate left them, are put back before the integrity check: nothing it armed
+  fires inside the verifier.
+* The child announces the moment the candidate's code starts. An abnormal end before it is ours
+  (infrastructure); after it, whatever the exit status or report says, it is the candidate's:
+  ``os._exit`` or a crash before the build is reported is a build error, after it a violation,
+  and a "crashed" report is accepted only from the verification phase, where our own code runs.
 
 What remains possible for a candidate that knows this code: walking interpreter frames
 (``sys._getframe().f_back`` is not audited) to rebind the verifier's locals, or impersonating the

@@ -27,7 +27,8 @@ EXIT_REPORT_BROKEN = 87
 """The report pipe was closed or replaced under the reporting code."""
 EXIT_CRASH = 88
 """Our code in the candidate's process raised where it never should (its traceback is in the
-captured output)."""
+captured output). Only before the candidate's code has run is that known to be our fault: after
+it, the candidate can exit with any status, this one included, so the status counts as its own."""
 
 _MEMORY_SIGNAL_FRACTION = 0.9
 """A process killed by a signal with a peak RSS this close to its limit ran out of memory."""
@@ -88,6 +89,8 @@ class WorkerEnd:
     violations: tuple[str, ...]
     crash: str | None
     """Our own code in the candidate's process failed (reported, and the integrity check held)."""
+    candidate_ran: bool
+    """The child announced that the candidate's code was about to run (``Started``)."""
     flooded: bool
     timed_out: bool
     exit_code: int | None
@@ -125,6 +128,11 @@ def conclude(end: WorkerEnd, sample: Sample, *, cpu_limit: int, memory_mb: int, 
 
 
 def _from_exit(end: WorkerEnd, sample: Sample, *, cpu_limit: int, memory_mb: int) -> Verdict:
+    if not end.candidate_ran:
+        how = f"killed by {_signal_name(end.signal)}" if end.signal is not None else f"exit status {end.exit_code}"
+        return failure_verdict(
+            sample, ErrorKind.INFRASTRUCTURE, f"the sandbox's child ended ({how}) before the candidate's code ran", end.elapsed
+        )
     if end.signal is not None:
         name = _signal_name(end.signal)
         if end.signal == signal.SIGXCPU or (end.signal == signal.SIGKILL and (end.cpu_seconds or 0.0) >= cpu_limit):
@@ -139,8 +147,6 @@ def _from_exit(end: WorkerEnd, sample: Sample, *, cpu_limit: int, memory_mb: int
     code = end.exit_code
     if code == EXIT_OUT_OF_MEMORY:
         return failure_verdict(sample, ErrorKind.MEMORY_LIMIT, "out of memory", end.elapsed)
-    if code == EXIT_CRASH:
-        return failure_verdict(sample, ErrorKind.INFRASTRUCTURE, "the verifier failed in the sandbox", end.elapsed)
     if code == EXIT_REPORT_BROKEN:
         return failure_verdict(sample, ErrorKind.SANDBOX_VIOLATION, "the report channel was tampered with", end.elapsed)
     if end.phase is Phase.BUILDING:

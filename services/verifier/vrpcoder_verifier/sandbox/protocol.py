@@ -114,6 +114,15 @@ class BuildFailed(BaseModel):
     seconds: float
 
 
+class Started(BaseModel):
+    """The candidate's code is about to run. Sent once, before the script is compiled: an abnormal
+    end before it is ours; from then on the process is the candidate's and so is its end."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["started"] = "started"
+
+
 class Built(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -129,7 +138,8 @@ class Finished(BaseModel):
 
 
 class Crashed(BaseModel):
-    """Our own code failed in the candidate's process (sent only if the integrity check held)."""
+    """Our own code failed in the candidate's process while verifying (sent only if the integrity
+    check held and no frame of the candidate's code was on the way)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -137,8 +147,10 @@ class Crashed(BaseModel):
     detail: str
 
 
-WorkerMessage = Annotated[Violation | BuildFailed | Built | Finished | Crashed, Field(discriminator="kind")]
-WORKER_MESSAGE: TypeAdapter[Violation | BuildFailed | Built | Finished | Crashed] = TypeAdapter(WorkerMessage)
+WorkerMessage = Annotated[
+    Violation | Started | BuildFailed | Built | Finished | Crashed, Field(discriminator="kind")
+]
+WORKER_MESSAGE: TypeAdapter[Violation | Started | BuildFailed | Built | Finished | Crashed] = TypeAdapter(WorkerMessage)
 
 
 class Disclosure(BaseModel):

@@ -69,6 +69,7 @@ from vrpcoder_verifier.sandbox.protocol import (
     JobHeader,
     Ready,
     RunnerConfig,
+    Started,
     Violation,
     encode_frame,
     read_frame,
@@ -253,6 +254,7 @@ class _Watch:
         self.violations: list[str] = []
         self.verdict: Verdict | None = None
         self.crash: str | None = None
+        self.candidate_ran = False
         self.output = bytearray()
         self.output_bytes = 0
         self.flooded = False
@@ -286,6 +288,12 @@ class _Watch:
             self._violation(message.detail)
         elif self.phase is Phase.DONE:
             self._protocol(f"{message.kind} after the job was over")
+        elif isinstance(message, Started):
+            if self.candidate_ran:
+                self._protocol("a second start")
+            self.candidate_ran = True
+        elif not self.candidate_ran:
+            self._protocol(f"{message.kind} before the candidate's code started")
         elif isinstance(message, Built):
             self._on_built()
         elif isinstance(message, BuildFailed):
@@ -293,6 +301,9 @@ class _Watch:
         elif isinstance(message, Finished):
             self._on_finished(message)
         elif isinstance(message, Crashed):
+            if self.phase is not Phase.VERIFYING:
+                self._protocol("a crash report before the build was reported")  # only verify_built's failures are sent
+                return
             self.crash = f"the verifier failed in the sandbox: {message.detail}"
             self.phase = Phase.DONE
 
@@ -434,6 +445,7 @@ class _Watch:
             verdict=self.verdict,
             violations=tuple(self.violations),
             crash=self.crash,
+            candidate_ran=self.candidate_ran,
             flooded=self.flooded,
             timed_out=self.timed_out and self.phase is not Phase.DONE,
             exit_code=os.waitstatus_to_exitcode(status) if reaped and os.WIFEXITED(status) else None,
