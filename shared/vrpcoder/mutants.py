@@ -12,7 +12,7 @@ The gap between the two kill rates is the paper's blind spot of objective equiva
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -23,6 +23,7 @@ from vrpcoder.errors import VerificationFailure
 from vrpcoder.families import Family
 from vrpcoder.gold import JOINT_MODULES, extract_solution, module_names, remove_module
 from vrpcoder.gold.markers import close_marker, open_marker
+from vrpcoder.instances import Instance
 from vrpcoder.samples import Sample
 from vrpcoder.solutions import Solution
 from vrpcoder.verification import Verdict, VerifyConfig, verify
@@ -257,6 +258,49 @@ def is_equivalent_omission(variant: str, family: Family) -> bool:
     return bool(IMPLIED_BY.get(family, frozenset()) & get_variant(variant).modules)
 
 
+_LOAD_TOLERANCE = 1e-9
+
+
+def every_vehicle_needed(instance: Instance) -> bool:
+    """Whether every feasible plan of ``instance`` uses every vehicle, shown by load alone.
+
+    True for a single vehicle, and for a fleet whose largest K-1 capacities together cannot carry
+    the total demand (deliveries and backhaul pickups counted separately, since each has the whole
+    capacity to itself). A sufficient test, not a complete one: False says nothing either way.
+    """
+    vehicles = instance.vehicles
+    if len(vehicles) == 1:
+        return True
+    capacities = [vehicle.capacity for vehicle in vehicles]
+    if any(capacity is None for capacity in capacities):
+        return False
+    all_but_one = sum(sorted(c for c in capacities if c is not None)[1:])
+    deliveries = sum(c.demand for c in instance.customers if not c.backhaul)
+    pickups = sum(c.demand for c in instance.customers if c.backhaul)
+    return max(deliveries, pickups) > all_but_one + _LOAD_TOLERANCE
+
+
+IMPLIED_ON_INSTANCE: dict[str, Callable[[Instance], bool]] = {
+    "spurious:every_vehicle_used": every_vehicle_needed,
+}
+"""Spurious rules with a test that they cut off no feasible plan of a given instance. On such an
+instance the mutant has the gold script's feasible set and optimum: no verifier can tell them apart,
+and only an instance with a slacker fleet can."""
+
+
+def is_equivalent(rule: MutationRule, instances: Iterable[Instance]) -> bool:
+    """Whether ``rule``'s mutant is indistinguishable from the gold script on every one of
+    ``instances`` (a sample's base and attacked copies): an omission the variant's other rules imply,
+    or a spurious rule that each of the instances already implies."""
+    instances = list(instances)
+    if not instances:
+        raise ValueError("no instance to judge the mutant on")
+    if rule.kind is MutantKind.OMIT:
+        return is_equivalent_omission(instances[0].variant, rule.family)
+    implied = IMPLIED_ON_INSTANCE.get(rule.name)
+    return implied is not None and all(implied(instance) for instance in instances)
+
+
 class MutantReport(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -274,7 +318,7 @@ class MutantReport(BaseModel):
     """Some sample of this instance carries a probe that targets (or exposes) this family: an
     attacker was enabled *and* found a valid probe on this instance."""
     equivalent: bool = False
-    """An omission whose rule the variant's other rules imply (see ``IMPLIED_BY``)."""
+    """No verifier can kill it on this instance (see ``is_equivalent``)."""
 
 
 def _failures(verdict: Verdict) -> list[str]:
@@ -321,7 +365,7 @@ def run_mutants(
                     killed_by_dual=dual_kill,
                     caught_by=tuple(dict.fromkeys(caught)),
                     has_attacker=rule.family in revealed,
-                    equivalent=rule.kind is MutantKind.OMIT and is_equivalent_omission(variant.name, rule.family),
+                    equivalent=is_equivalent(rule, (s.instance for s in samples)),
                 )
             )
     return reports

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from vrpcoder.families import Family
-from vrpcoder.mutants import MutantKind, is_equivalent_omission, mutation_rules, run_mutants
+from vrpcoder.instances import Customer, Depot, Instance, Vehicle
+from vrpcoder.mutants import (
+    MutantKind,
+    every_vehicle_needed,
+    is_equivalent,
+    is_equivalent_omission,
+    mutation_rules,
+    run_mutants,
+)
 from vrpcoder.samples import build_grid_point
 
 
@@ -57,3 +65,53 @@ def test_time_window_omission_in_a_timed_variant_is_killed() -> None:
     assert by_name["omit:time_window"].killed_by_dual
     assert by_name["relax:time_window_no_close"].killed_by_dual
     assert by_name["omit:subtour"].equivalent
+
+
+DEPOT = Depot(x=50, y=50)
+
+
+def _fleet(capacities: tuple[float | None, ...], demands: tuple[float, ...], backhaul: tuple[bool, ...] = (), variant: str = "CVRP") -> Instance:
+    flags = backhaul or (False,) * len(demands)
+    customers = tuple(
+        Customer(x=40 + 5 * i, y=45, demand=d, backhaul=b) for i, (d, b) in enumerate(zip(demands, flags, strict=True))
+    )
+    return Instance(
+        name="fleet", variant=variant, depots=(DEPOT,), customers=customers,
+        vehicles=tuple(Vehicle(capacity=c) for c in capacities),
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "instance", "needed"),
+    [
+        ("one vehicle", _fleet((10,), (3, 3)), True),
+        ("demand beyond one vehicle", _fleet((10, 10), (6, 6)), True),
+        ("one vehicle carries everything", _fleet((10, 10), (4, 5)), False),
+        ("exactly one vehicle's load", _fleet((10, 10), (5, 5)), False),
+        ("the larger vehicles can do without the smallest", _fleet((5, 20, 30), (10, 10, 10), variant="HFVRP"), False),
+        ("the two largest are not enough", _fleet((12, 20, 25), (15, 15, 16), variant="HFVRP"), True),
+        ("pickups and deliveries each fit one vehicle", _fleet((10, 10), (6, 6), (False, True), "VRPB"), False),
+        ("pickups alone need two vehicles", _fleet((10, 10), (2, 6, 6), (False, True, True), "VRPB"), True),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_a_fleet_is_fully_needed_when_load_says_so(name: str, instance: Instance, needed: bool) -> None:
+    assert every_vehicle_needed(instance) is needed
+
+
+def test_uncapacitated_fleets_are_never_shown_fully_needed() -> None:
+    pdptw = build_grid_point("PDPTW", 1, 0).samples[0].instance
+    assert len(pdptw.vehicles) > 1 and every_vehicle_needed(pdptw) is False
+
+
+def test_every_vehicle_used_is_equivalent_only_where_each_instance_implies_it() -> None:
+    rule = next(r for r in mutation_rules("CVRP") if r.name == "spurious:every_vehicle_used")
+    tight, slack = _fleet((10, 10), (6, 6)), _fleet((10, 10), (4, 5))
+    assert is_equivalent(rule, [tight])
+    assert not is_equivalent(rule, [tight, slack])
+    arc_ban = next(r for r in mutation_rules("CVRP") if r.name == "spurious:arc_ban")
+    assert not is_equivalent(arc_ban, [tight])
+    omit_subtour = next(r for r in mutation_rules("VRPHTW") if r.name == "omit:subtour")
+    assert is_equivalent(omit_subtour, [build_grid_point("VRPHTW", 1, 0).samples[0].instance])
+    with pytest.raises(ValueError, match="no instance"):
+        is_equivalent(rule, [])

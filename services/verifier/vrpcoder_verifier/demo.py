@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 from vrpcoder.errors import ErrorKind
-from vrpcoder.mutants import MutantKind, is_equivalent_omission, mutation_rules
+from vrpcoder.mutants import MutantKind, is_equivalent, mutation_rules
 from vrpcoder.samples import Sample, build_grid_point
 from vrpcoder.sampling import applicable_profiles
 from vrpcoder.variants import VARIANTS
@@ -93,8 +93,7 @@ def _candidates(variant: str, samples: list[Sample], count: int) -> list[_Candid
             break
         codes = tuple(rule.apply(s.gold_code, s) for s in samples)
         if codes[0] is not None:
-            equivalent = rule.kind is MutantKind.OMIT and is_equivalent_omission(variant, rule.family)
-            chosen.append(_Candidate(rule.name, rule.kind.value, equivalent, codes))
+            chosen.append(_Candidate(rule.name, rule.kind.value, is_equivalent(rule, (s.instance for s in samples)), codes))
     return chosen
 
 
