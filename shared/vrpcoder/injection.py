@@ -115,6 +115,11 @@ def find_routing_variable(model: gp.Model, num_nodes: int, *, name: str = "x") -
             f"no variable named {name}[...] in the model "
             f"(variable groups found: {', '.join(others) or 'none'})",
         )
+    return _routing_variable(raw, name, num_nodes)
+
+
+def _routing_variable(raw: Sequence[tuple[tuple[str, ...], gp.Var]], name: str, num_nodes: int) -> RoutingVariable:
+    """The checks shared by both ways of finding ``x``: index arity, integer keys, node sets."""
     arities = {len(key) for key, _ in raw}
     if len(arities) != 1 or not arities <= {2, 3}:
         raise VerificationFailure(
@@ -126,6 +131,71 @@ def find_routing_variable(model: gp.Model, num_nodes: int, *, name: str = "x") -
     _check_node_sets(arcs, dims, num_nodes, name)
     vehicles = tuple(sorted({key[2] for key in arcs})) if dims == 3 else ()
     return RoutingVariable(name=name, dims=dims, arcs=arcs, vehicles=vehicles)
+
+
+PYTHON_VARIABLE_NOTE = "x matched through the script's Python variable x (its Gurobi names are not x[...])"
+
+
+def match_routing_variable(
+    model: gp.Model, namespace: Mapping[str, object], num_nodes: int, *, name: str = "x"
+) -> tuple[RoutingVariable, str | None]:
+    """``x`` by its Gurobi names, or else by the script's own Python variable of that name, with a
+    note saying so (None when the names matched).
+
+    Generated code often leaves variables unnamed (``addVars(arcs, vtype=GRB.BINARY)``) or names
+    them otherwise, while its ``x`` is still a dict of arc variables; the spec asks for such
+    candidates to be accepted where they can be matched reliably. Only an object that is exactly
+    a mapping from integer index tuples (or an array, for the matrix API) to variables of this
+    model is taken; the same arity and node-set checks as for named variables apply.
+    """
+    try:
+        return find_routing_variable(model, num_nodes, name=name), None
+    except VerificationFailure as failure:
+        if failure.error.kind is not ErrorKind.NO_ROUTING_VARIABLE:
+            raise
+        raw = _python_variable(model, namespace.get(name))
+        if not raw:
+            raise
+    return _routing_variable(raw, name, num_nodes), PYTHON_VARIABLE_NOTE
+
+
+def _python_variable(model: gp.Model, value: object) -> list[tuple[tuple[str, ...], gp.Var]]:
+    """(index tokens, variable) pairs of a script object, or [] when it is not an arc variable."""
+    model.update()
+    live = model.getVars()
+
+    def belongs(var: gp.Var) -> bool:
+        index = var.index
+        return 0 <= index < len(live) and live[index].sameAs(var)
+
+    try:
+        if isinstance(value, gp.MVar):
+            raw = _array_entries(value.tolist(), ())
+        elif isinstance(value, Mapping):
+            entries = list(value.items())
+            if not all(isinstance(key, tuple) and isinstance(var, gp.Var) for key, var in entries):
+                return []
+            raw = [(tuple(str(token) for token in key), var) for key, var in entries]
+        else:
+            return []
+        return raw if all(belongs(var) for _, var in raw) else []
+    except Exception:  # noqa: BLE001 - reading the script's object runs its code; unreadable means no match
+        return []
+
+
+def _array_entries(nested: object, prefix: tuple[str, ...]) -> list[tuple[tuple[str, ...], gp.Var]]:
+    """The variables of an MVar's nested lists, keyed by their array positions."""
+    if isinstance(nested, gp.Var):
+        return [(prefix, nested)] if prefix else []
+    if not isinstance(nested, list):
+        return []
+    found: list[tuple[tuple[str, ...], gp.Var]] = []
+    for position, item in enumerate(nested):
+        entries = _array_entries(item, (*prefix, str(position)))
+        if not entries:
+            return []
+        found += entries
+    return found
 
 
 def _integer_keys(raw: Sequence[tuple[tuple[str, ...], gp.Var]], name: str) -> dict[tuple[int, ...], gp.Var]:
@@ -232,6 +302,11 @@ class NodeMap:
         if node_id_map is None and not _is_node_table(table, num_nodes):
             # The statement used the internal numbers, and a table that does not cover every node
             # one-to-one is some other variable of the script that happens to share the name.
+            return cls.identity(num_nodes)
+        if node_id_map is None and len(missing) == len(labels):
+            # The statement used the internal numbers and the script names the nodes in a scheme of
+            # its own (display names such as "Depot", "C1"): none of them is a statement id, so
+            # they translate nothing, and x is indexed by position as the protocol asks.
             return cls.identity(num_nodes)
         if missing:
             raise VerificationFailure(

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from vrpcoder.candidate import BuiltCandidate, build_candidate, model_outcome
 from vrpcoder.errors import ErrorKind, VerificationError, VerificationFailure
 from vrpcoder.families import Family
-from vrpcoder.injection import InjVerdict, NodeMap, find_routing_variable, inject
+from vrpcoder.injection import InjVerdict, NodeMap, inject, match_routing_variable
 from vrpcoder.probes import Label
 from vrpcoder.samples import Sample
 
@@ -68,6 +68,8 @@ class Verdict(BaseModel):
     reward: float | None
     """None only for infrastructure faults (TRL's "no reward"), never a silent zero."""
     error: VerificationError | None
+    routing_variable: str | None = None
+    """How ``x`` was matched when not by its Gurobi names ``x[...]`` (spec: say so in the verdict)."""
     build_seconds: float = 0.0
     probe_seconds: float = 0.0
 
@@ -121,10 +123,11 @@ def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig) ->
     if not outcome.has_solution:
         error = VerificationError(kind=ErrorKind.SOLVER_STATUS, detail=f"candidate solve ended {outcome.status} without a solution")
     probes: list[ProbeResult] = []
+    routing_note: str | None = None
     probe_started = time.perf_counter()
     try:
         instance = sample.instance
-        xvar = find_routing_variable(built.model, instance.num_nodes)
+        xvar, routing_note = match_routing_variable(built.model, built.namespace, instance.num_nodes)
         node_map = NodeMap.from_candidate(built.namespace, sample.node_id_map, instance.num_nodes)
     except VerificationFailure as failure:
         error = error or failure.error
@@ -162,6 +165,7 @@ def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig) ->
         passed=diff and bool(probes) and all(p.passed for p in probes),
         reward=None if infrastructure else reward(True, diff, inj_fraction, config.weights),
         error=error,
+        routing_variable=routing_note,
         build_seconds=built.build_seconds,
         probe_seconds=time.perf_counter() - probe_started,
     )

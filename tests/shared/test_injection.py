@@ -25,6 +25,7 @@ from vrpcoder.injection import (
     consecutive_arc_pairs,
     encode_probe,
     find_routing_variable,
+    match_routing_variable,
     inject,
     unused_arcs,
     unvisited_customers,
@@ -397,6 +398,57 @@ def test_routing_variables_that_are_refused(
     assert fragment in info.value.error.detail
 
 
+class _ExplodingArcs(dict):  # type: ignore[type-arg]
+    def items(self):  # type: ignore[no-untyped-def]
+        raise RuntimeError("sabotaged")
+
+
+def _unnamed(model: gp.Model) -> dict[str, object]:
+    return {"x": model.addVars(4, 4, vtype="B")}
+
+
+PYTHON_X: list[tuple[str, Callable[[gp.Model], dict[str, object]], int | None]] = [
+    ("unnamed tupledict", _unnamed, 2),
+    ("named otherwise", lambda m: {"x": m.addVars(4, 4, 2, vtype="B", name="route")}, 3),
+    ("plain dict over arcs", lambda m: {"x": {(i, j): m.addVar() for i in range(4) for j in range(4) if i != j}}, 2),
+    ("matrix API", lambda m: {"x": m.addMVar((4, 4), vtype="B")}, 2),
+    ("no x at all", lambda m: {"y": m.addVars(4, 4)}, None),
+    ("integer keys", lambda m: {"x": m.addVars(16)}, None),
+    ("variables of another model", lambda m: {"x": gp.Model().addVars(4, 4)}, None),
+    ("reading it raises", lambda m: {"x": _ExplodingArcs({(0, 1): m.addVar()})}, None),
+]
+
+
+@pytest.mark.parametrize(("build", "dims"), [p[1:] for p in PYTHON_X], ids=[p[0] for p in PYTHON_X])
+def test_unnamed_routing_variables_are_matched_through_the_script_and_said_so(
+    build: Callable[[gp.Model], dict[str, object]], dims: int | None
+) -> None:
+    model = gp.Model()
+    namespace = build(model)
+    model.update()
+    if dims is None:
+        with pytest.raises(VerificationFailure) as info:
+            match_routing_variable(model, namespace, 4)
+        assert info.value.error.kind is ErrorKind.NO_ROUTING_VARIABLE
+        return
+    xvar, note = match_routing_variable(model, namespace, 4)
+    assert xvar.dims == dims and note is not None and "Python variable" in note
+    assert len(xvar.arc_vars(1, 2)) == (2 if dims == 3 else 1)
+
+
+def test_named_routing_variables_need_no_note() -> None:
+    model = _bare_model(lambda m: m.addVars(4, 4, name="x"))
+    assert match_routing_variable(model, {"x": "unrelated"}, 4)[1] is None
+
+
+def test_a_python_x_still_gets_the_index_checks() -> None:
+    model = gp.Model()
+    namespace = {"x": model.addVars(range(1, 5), range(1, 5))}
+    with pytest.raises(VerificationFailure) as info:
+        match_routing_variable(model, namespace, 4)
+    assert info.value.error.kind is ErrorKind.INDEX_MISMATCH
+
+
 def test_a_missing_arc_behaves_like_a_forbidden_one() -> None:
     """Sparse x without arc (1, 2): a probe that needs it is infeasible, one that does not is not."""
     model = _bare_model(
@@ -415,6 +467,8 @@ MAPS: list[tuple[str, dict[str, object], dict[str, str] | None, tuple[int, ...]]
     ("node_ids only", {"node_ids": ["D", "X", "Y"]}, {"0": "D", "1": "Y", "2": "X"}, (0, 2, 1)),
     ("zero-based permutation, no table", {}, {"0": "0", "1": "2", "2": "1"}, (0, 2, 1)),
     ("table without renumbering", {"node_ids": [0, 1, 2]}, None, (0, 1, 2)),
+    ("display names, no renumbering", {"node_ids": ["Depot", "Oak St", "Elm St"]}, None, (0, 1, 2)),
+    ("display names in id2idx, no renumbering", {"id2idx": {"D": 0, "A": 1, "B": 2}}, None, (0, 1, 2)),
 ]
 
 
@@ -441,7 +495,7 @@ BAD_MAPS: list[tuple[str, dict[str, object], dict[str, str] | None]] = [
     ("table not one-to-one", {"id2idx": {1: 0, 2: 0, 3: 2}}, {"0": "1", "1": "2", "2": "3"}),
     ("position not an integer", {"id2idx": {1: "a", 2: 1, 3: 2}}, {"0": "1", "1": "2", "2": "3"}),
     ("duplicate node_ids", {"node_ids": [1, 1, 2]}, {"0": "1", "1": "2", "2": "3"}),
-    ("ids of another scheme", {"node_ids": ["D", "A", "B"]}, None),
+    ("one-based ids for a zero-based statement", {"node_ids": [1, 2, 3]}, None),
 ]
 
 
