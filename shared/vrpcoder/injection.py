@@ -591,19 +591,61 @@ class _GuardedCallback:
             model.terminate()
 
 
+_OBJ_N_SCALARS = ("ObjNCon", "ObjNPriority", "ObjNWeight", "ObjNRelTol", "ObjNAbsTol", "ObjNName")
+
+
+@dataclass(frozen=True)
+class _ObjectiveN:
+    """One objective of a multi-objective model: its coefficients and its settings."""
+
+    coefficients: list[float]
+    scalars: dict[str, float | int | str]
+
+    @classmethod
+    def capture(cls, model: gp.Model, number: int, variables: list[gp.Var]) -> _ObjectiveN:
+        model.Params.ObjNumber = number
+        coefficients = model.getAttr("ObjN", variables) if variables else []
+        return cls(coefficients, {name: model.getAttr(name) for name in _OBJ_N_SCALARS})
+
+    def restore(self, model: gp.Model, number: int, variables: list[gp.Var]) -> None:
+        model.Params.ObjNumber = number
+        if variables:
+            model.setAttr("ObjN", variables, self.coefficients)
+        for name, value in self.scalars.items():
+            model.setAttr(name, value)
+
+
 @dataclass(frozen=True)
 class _SavedState:
     objective: gp.LinExpr | gp.QuadExpr
     sense: int
     params: dict[str, float | int]
+    objectives: tuple[_ObjectiveN, ...] = ()
+    """A multi-objective model's objectives (empty for a single one): INJ asks only whether the
+    fixed routes are feasible, so they are set aside for the query and put back afterwards."""
 
     @classmethod
     def capture(cls, model: gp.Model) -> _SavedState:
         params = {name: model.getParamInfo(name)[2] for name in _TOUCHED}
+        objectives: tuple[_ObjectiveN, ...] = ()
+        if int(model.NumObj) > 1:
+            variables = model.getVars()
+            number = int(model.Params.ObjNumber)
+            objectives = tuple(_ObjectiveN.capture(model, i, variables) for i in range(int(model.NumObj)))
+            model.Params.ObjNumber = number
+            return cls(objective=gp.LinExpr(), sense=int(model.ModelSense), params=params, objectives=objectives)
         return cls(objective=model.getObjective(), sense=int(model.ModelSense), params=params)
 
     def restore(self, model: gp.Model) -> None:
-        model.setObjective(self.objective, self.sense)
+        if self.objectives:
+            variables = model.getVars()
+            model.NumObj = len(self.objectives)
+            for number, objective in enumerate(self.objectives):
+                objective.restore(model, number, variables)
+            model.Params.ObjNumber = 0
+            model.ModelSense = self.sense
+        else:
+            model.setObjective(self.objective, self.sense)
         for name, value in self.params.items():
             model.setParam(name, value)
 
@@ -655,13 +697,11 @@ def inject(
         node_map = node_map or NodeMap.identity(instance.num_nodes)
     except VerificationFailure as failure:
         return _error(failure.error.kind, failure.error.detail, "not_solved", started)
-    if int(model.NumObj) > 1:
-        return _error(
-            ErrorKind.SOLVER_STATUS, "multi-objective models are not supported by INJ", "not_solved", started
-        )
     guarded = _GuardedCallback(callback) if callback is not None else None
     saved = _SavedState.capture(model)
     try:
+        if saved.objectives:
+            model.NumObj = 0
         model.setObjective(gp.LinExpr(0.0))
         for name in _NEUTRALISED:
             model.setParam(name, model.getParamInfo(name)[5])

@@ -292,14 +292,29 @@ def test_a_crashing_callback_is_an_error_not_a_pass() -> None:
     assert "KeyError" in result.error.detail
 
 
-def test_multi_objective_models_are_refused() -> None:
+def _objectives(model: gp.Model) -> list[tuple[float, int, float, str, list[float]]]:
+    found = []
+    for number in range(model.NumObj):
+        model.Params.ObjNumber = number
+        found.append((model.ObjNCon, model.ObjNPriority, model.ObjNWeight, model.ObjNName, model.getAttr("ObjN", model.getVars())))
+    return found
+
+
+def test_multi_objective_models_are_queried_and_their_objectives_put_back() -> None:
     def two_objectives(m: gp.Model) -> None:
         x = m.addVars(6, 6, vtype=GRB.BINARY, name="x")
-        m.setObjectiveN(x.sum(), index=0)
-        m.setObjectiveN(x[0, 1], index=1)
+        m.addConstrs(x.sum(i, "*") == 1 for i in range(6))
+        m.addConstrs(x.sum("*", j) == 1 for j in range(6))
+        m.setObjectiveN(x.sum(), index=0, priority=2, name="arcs")
+        m.setObjectiveN(x[0, 1] + 2 * x[1, 0], index=1, priority=1, weight=0.5, reltol=0.1, name="tie")
 
-    result = inject(_bare_model(two_objectives), tsp(), PROBES[("tsp", "s+")])
-    assert result.error is not None and result.error.kind is ErrorKind.SOLVER_STATUS
+    model = _bare_model(two_objectives)
+    before = _objectives(model)
+    assert inject(model, tsp(), PROBES[("tsp", "s+")]).verdict is FEAS
+    assert inject(model, tsp(), PROBES[("tsp", "remove")]).verdict is INFEAS
+    model.update()
+    assert model.NumObj == 2
+    assert _objectives(model) == before
 
 
 @pytest.mark.parametrize(
