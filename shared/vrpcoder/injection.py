@@ -303,15 +303,14 @@ class NodeMap:
             # The statement used the internal numbers, and a table that does not cover every node
             # one-to-one is some other variable of the script that happens to share the name.
             return cls.identity(num_nodes)
-        if node_id_map is None and len(missing) == len(labels):
-            # The statement used the internal numbers and the script names the nodes in a scheme of
-            # its own (display names such as "Depot", "C1"): none of them is a statement id, so
-            # they translate nothing, and x is indexed by position as the protocol asks.
-            return cls.identity(num_nodes)
         if missing:
+            # Even when none of the statement's ids is in the table (display names such as
+            # "Depot"), identity is not assumed: a script written for a renamed statement looks
+            # just like that, and reading its positions as ours gave passes on wrong arcs.
             raise VerificationFailure(
                 ErrorKind.INDEX_MISMATCH,
-                f"node ids {missing[:8]} of the statement are not in the script's id2idx / node_ids",
+                f"node ids {missing[:8]} of the statement are not in the script's id2idx / node_ids "
+                "(these names are reserved for the statement's own ids)",
             )
         index = tuple(table[label] for label in labels)
         if sorted(index) != list(range(num_nodes)):
@@ -513,6 +512,8 @@ def encode_probe(
 
     With a 2-index ``x`` every encoding reduces to the 2D projection, since there is no vehicle
     to pin or bind. A cycle attributed to no vehicle is projected even under direct fixing.
+    Under direct fixing, the routes of identical vehicles are pinned to *some* assignment of
+    those vehicles rather than to the probe's own labels (see ``_assign_twins``).
     """
     if len(node_map.index) != instance.num_nodes:
         raise ValueError(
@@ -521,13 +522,63 @@ def encode_probe(
     solution = probe.solution
     _check_probe_nodes(instance, solution)
     pin = xvar.dims == 3 and encoding is Encoding.DIRECT_3D
-    added = [
-        _add_fix(model, xvar, fix, node_map) for fix in probe_fixes(instance, solution, pin_vehicles=pin)
-    ]
+    fixes = probe_fixes(instance, solution, pin_vehicles=pin)
+    twins = interchangeable_vehicles(instance) if pin else {}
+    pooled = [f for f in fixes if f.vehicle is not None and len(twins.get(f.vehicle, ())) > 1]
+    single = [f for f in fixes if f.vehicle is None or len(twins.get(f.vehicle, ())) <= 1]
+    added = [_add_fix(model, xvar, fix, node_map) for fix in single]
     constrs = [c for c in added if c is not None]
+    if pooled:
+        constrs += _assign_twins(model, xvar, pooled, twins, node_map)
     if xvar.dims == 3 and encoding is Encoding.BOUND_2D:
         constrs += _bind_vehicles(model, xvar, consecutive_arc_pairs(instance, solution), node_map)
     return constrs
+
+
+def interchangeable_vehicles(instance: Instance) -> dict[int, tuple[int, ...]]:
+    """Vehicle index -> the indices of every vehicle identical to it (same depot, capacities and
+    costs), itself included."""
+    groups: dict[object, list[int]] = {}
+    for index, vehicle in enumerate(instance.vehicles):
+        groups.setdefault(vehicle, []).append(index)
+    return {index: tuple(group) for group in groups.values() for index in group}
+
+
+def _assign_twins(
+    model: gp.Model, xvar: RoutingVariable, fixes: Sequence[ArcFix], twins: Mapping[int, tuple[int, ...]], m: NodeMap
+) -> list[gp.Constr]:
+    """Direct fixing up to a relabelling of identical vehicles.
+
+    Which of two identical trucks drives a route is not part of the plan, and a correct model may
+    say so: symmetry-breaking rules (twin k+1 used only if twin k is, loads ordered by index) admit
+    only some labellings. Pinning each route to its probe label would then reject a feasible plan.
+    Instead every probe vehicle ``a`` is matched to one of its twins by binaries ``z[a,k]`` (a
+    one-to-one assignment), and each pinned arc is driven by whichever twin its vehicle got.
+    The variables and rows carry INJ's prefix and go with the rest of the injection.
+    """
+    vehicle_of = {id(fix): fix.vehicle for fix in fixes if fix.vehicle is not None}
+    labels = sorted(set(vehicle_of.values()))
+    for label in labels:
+        if label not in xvar.vehicles:
+            raise VerificationFailure(
+                ErrorKind.INDEX_MISMATCH,
+                f"probe vehicle {label} is not among x's vehicle indices {_describe(xvar.vehicles)}",
+            )
+    slots = {label: [k for k in twins[label] if k in xvar.vehicles] for label in labels}
+    z = {(a, k): model.addVar(vtype=GRB.BINARY, name=f"{INJ_PREFIX}twin[{a},{k}]") for a in labels for k in slots[a]}
+    out = [model.addConstr(gp.quicksum(z[a, k] for k in slots[a]) == 1, name=f"{INJ_PREFIX}twin_one[{a}]") for a in labels]
+    for k in sorted({k for a in labels for k in slots[a]}):
+        takers = [z[a, k] for a in labels if (a, k) in z]
+        out.append(model.addConstr(gp.quicksum(takers) <= 1, name=f"{INJ_PREFIX}twin_slot[{k}]"))
+    by_arc: dict[Arc, list[ArcFix]] = {}
+    for fix in fixes:
+        by_arc.setdefault((fix.u, fix.v), []).append(fix)
+    for (u, v), on_arc in by_arc.items():
+        for k in sorted({k for fix in on_arc for k in slots[vehicle_of[id(fix)]]}):
+            var = xvar.var(m(u), m(v), k)
+            driven = gp.quicksum(fix.rhs * z[vehicle_of[id(fix)], k] for fix in on_arc if (vehicle_of[id(fix)], k) in z)
+            out.append(model.addConstr((var if var is not None else gp.LinExpr()) == driven, name=f"{INJ_PREFIX}twin_arc[{u},{v},{k}]"))
+    return out
 
 
 def _bind_vehicles(
@@ -653,12 +704,17 @@ class _SavedState:
 def _remove_injected(model: gp.Model) -> None:
     model.update()
     constrs = model.getConstrs()
-    if not constrs:
-        return
-    names = model.getAttr("ConstrName", constrs)
-    ours = [c for c, n in zip(constrs, names, strict=True) if n.startswith(INJ_PREFIX)]
-    if ours:
-        model.remove(ours)
+    if constrs:
+        names = model.getAttr("ConstrName", constrs)
+        ours = [c for c, n in zip(constrs, names, strict=True) if n.startswith(INJ_PREFIX)]
+        if ours:
+            model.remove(ours)
+    variables = model.getVars()
+    if variables:
+        names = model.getAttr("VarName", variables)
+        added = [v for v, n in zip(variables, names, strict=True) if n.startswith(INJ_PREFIX)]
+        if added:
+            model.remove(added)
 
 
 def _error(kind: ErrorKind, detail: str, status: str, started: float) -> InjResult:

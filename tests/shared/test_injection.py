@@ -65,6 +65,13 @@ def cvrp() -> Instance:
     )
 
 
+def hfvrp(capacities: tuple[float, ...] = (10, 12, 14)) -> Instance:
+    """The CVRP's customers with a fleet of the given capacities (equal ones are twins)."""
+    return cvrp().model_copy(update={"variant": "HFVRP", "name": "tiny-hfvrp", "vehicles": tuple(
+        Vehicle(capacity=c, type_name=f"cap{c}") for c in capacities
+    )})
+
+
 def vrphtw() -> Instance:
     points = [(10, 0), (20, 0), (30, 0), (0, 10), (0, 20)]
     windows = [(5, 15), (15, 30), (30, 45), (5, 15), (15, 30)]
@@ -482,8 +489,6 @@ MAPS: list[tuple[str, dict[str, object], dict[str, str] | None, tuple[int, ...]]
     ("node_ids only", {"node_ids": ["D", "X", "Y"]}, {"0": "D", "1": "Y", "2": "X"}, (0, 2, 1)),
     ("zero-based permutation, no table", {}, {"0": "0", "1": "2", "2": "1"}, (0, 2, 1)),
     ("table without renumbering", {"node_ids": [0, 1, 2]}, None, (0, 1, 2)),
-    ("display names, no renumbering", {"node_ids": ["Depot", "Oak St", "Elm St"]}, None, (0, 1, 2)),
-    ("display names in id2idx, no renumbering", {"id2idx": {"D": 0, "A": 1, "B": 2}}, None, (0, 1, 2)),
 ]
 
 
@@ -511,6 +516,7 @@ BAD_MAPS: list[tuple[str, dict[str, object], dict[str, str] | None]] = [
     ("position not an integer", {"id2idx": {1: "a", 2: 1, 3: 2}}, {"0": "1", "1": "2", "2": "3"}),
     ("duplicate node_ids", {"node_ids": [1, 1, 2]}, {"0": "1", "1": "2", "2": "3"}),
     ("one-based ids for a zero-based statement", {"node_ids": [1, 2, 3]}, None),
+    ("display names for a statement without renaming", {"node_ids": ["Depot", "Oak St", "Elm St"]}, None),
 ]
 
 
@@ -569,7 +575,7 @@ def test_constraint_counts_per_encoding(
     blank_3index: tuple[gp.Model, RoutingVariable], encoding: Encoding, expected: int
 ) -> None:
     model, xvar = blank_3index
-    added = encode_probe(model, xvar, cvrp(), PROBES[("cvrp", "subtour")], encoding, NodeMap.identity(7))
+    added = encode_probe(model, xvar, hfvrp(), PROBES[("cvrp", "subtour")], encoding, NodeMap.identity(7))
     model.update()
     assert len(added) == expected
     assert all(c.ConstrName.startswith(INJ_PREFIX) for c in added)
@@ -588,7 +594,7 @@ def test_unvisited_customers_cannot_be_entered_from_the_depot(
 def test_direct_fixing_pins_each_arc_to_its_vehicle(blank_3index: tuple[gp.Model, RoutingVariable]) -> None:
     model, xvar = blank_3index
     probe = violating(Attacker.SUBTOUR_CYCLE, route(2, 1, 2, 3), cycles=(Cycle(visits=(4, 5, 6)),))
-    encode_probe(model, xvar, cvrp(), probe, Encoding.DIRECT_3D, NodeMap.identity(7))
+    encode_probe(model, xvar, hfvrp(), probe, Encoding.DIRECT_3D, NodeMap.identity(7))
     model.update()
     pinned = model.getRow(injected(model, f"{INJ_PREFIX}pos[1,2,2]"))
     assert (pinned.size(), pinned.getVar(0).VarName) == (1, "x[1,2,2]")
@@ -596,12 +602,47 @@ def test_direct_fixing_pins_each_arc_to_its_vehicle(blank_3index: tuple[gp.Model
     assert free.size() == 3
 
 
+def _twin_model(order_twins: bool) -> tuple[gp.Model, RoutingVariable]:
+    """A 3-vehicle model with x over the CVRP's nodes, one vehicle per arc; with ``order_twins`` it
+    breaks the symmetry of vehicles 1 and 2 (vehicle 2 drives no more customer arcs than 1)."""
+    model = _bare_model(lambda m: m.addVars(7, 7, 3, vtype=GRB.BINARY, name="x"))
+    xvar = find_routing_variable(model, 7)
+    model.addConstrs(gp.quicksum(xvar.arc_vars(i, j)) <= 1 for i in range(7) for j in range(7))
+    if order_twins:
+        driven = {k: gp.quicksum(xvar.var(i, j, k) for i in range(1, 7) for j in range(1, 7)) for k in (1, 2)}
+        model.addConstr(driven[2] <= driven[1])
+    model.update()
+    return model, xvar
+
+
+@pytest.mark.parametrize("order_twins", [False, True])
+def test_direct_fixing_lets_identical_vehicles_swap(order_twins: bool) -> None:
+    """The probe puts its one route on twin 2; a model whose symmetry breaking wants twin 1 used
+    first must still accept the plan, since which twin drives the route is not part of it."""
+    model, _ = _twin_model(order_twins)
+    probe = feasible(route(2, 1, 2, 3))
+    before = (model.NumVars, model.NumConstrs)
+    assert inject(model, hfvrp((10, 12, 12)), probe).verdict is FEAS
+    model.update()
+    assert (model.NumVars, model.NumConstrs) == before
+    distinct = inject(model, hfvrp((10, 12, 14)), probe).verdict  # no twins: the label is binding
+    assert distinct is (INFEAS if order_twins else FEAS)
+
+
+def test_direct_fixing_still_pins_a_vehicle_of_its_own_kind() -> None:
+    """Vehicle 0 has no twin: a model that forbids it any customer arc rejects a route on it."""
+    model, xvar = _twin_model(order_twins=False)
+    model.addConstrs(xvar.var(i, j, 0) == 0 for i in range(1, 7) for j in range(1, 7))
+    assert inject(model, hfvrp((10, 12, 12)), feasible(route(0, 1, 2, 3))).verdict is INFEAS
+    assert inject(model, hfvrp((10, 12, 12)), feasible(route(1, 1, 2, 3))).verdict is FEAS
+
+
 def test_direct_fixing_refuses_a_vehicle_that_x_does_not_have(
     blank_3index: tuple[gp.Model, RoutingVariable],
 ) -> None:
     model, xvar = blank_3index
     with pytest.raises(VerificationFailure) as info:
-        encode_probe(model, xvar, cvrp(), feasible(route(5, 1, 2)), Encoding.DIRECT_3D, NodeMap.identity(7))
+        encode_probe(model, xvar, hfvrp(), feasible(route(5, 1, 2)), Encoding.DIRECT_3D, NodeMap.identity(7))
     assert info.value.error.kind is ErrorKind.INDEX_MISMATCH
 
 

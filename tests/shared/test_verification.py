@@ -332,9 +332,23 @@ def build_model():
 """
 
 
-def test_model_without_x_builds_and_errors_on_every_probe() -> None:
+def _hide_routing_variable(code: str) -> str:
+    """No ``x[...]`` names and no Python ``x`` either: nothing left to match."""
+    renamed = _rename_routing_variable(code)
+    assert renamed.count("\n    return m\n") == 1
+    return renamed.replace("\n    return m\n", "\n    x = None\n    return m\n")
+
+
+def test_x_named_otherwise_is_matched_through_the_script_and_said_so() -> None:
     sample = base_sample("CVRP")
     verdict = verify(_rename_routing_variable(cvrp_two_index_flow(sample.instance)), sample)
+    assert_full_pass(verdict)
+    assert verdict.routing_variable is not None and "Python variable" in verdict.routing_variable
+
+
+def test_model_without_x_builds_and_errors_on_every_probe() -> None:
+    sample = base_sample("CVRP")
+    verdict = verify(_hide_routing_variable(cvrp_two_index_flow(sample.instance)), sample)
     assert verdict.build is True and verdict.diff is True
     assert verdict.error is not None and verdict.error.kind is ErrorKind.NO_ROUTING_VARIABLE
     assert verdict.probes and all(p.verdict is InjVerdict.ERROR and not p.passed for p in verdict.probes)
