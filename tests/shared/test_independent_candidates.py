@@ -1,0 +1,275 @@
+"""Held-out candidates: correct models written from the problem statement alone, never from the gold.
+
+Each script under ``tests/data/candidates/independent/`` models one variant in its own style (2- or
+3-index arcs, sparse arc lists or a full grid with ub=0 loops, MTZ / single-commodity flow / lazy
+DFJ or rounded-capacity callbacks, addConstrs generators / quicksum / LinExpr loops / the matrix
+API, big-M time and distance labels, ...). Its data block (between ``# @data-begin`` and
+``# @data-end``) is what a statement gives: node coordinates in internal numbering (depots first),
+demands, fleet, windows, ...; the test rewrites it for every sample of a real small grid point,
+the base sample and each attacked copy. Distances are the statement's plain Euclidean ones,
+computed by each script itself.
+
+A correct script must earn the full reward on every sample. A *mutant* is the same script with one
+``# @omit <family>`` ... ``# @end <family>`` block deleted: exactly one constraint family left out,
+which the dual verifier must catch on at least one sample (through DIFF or the probe built for it).
+A block marked ``# @omit a,b`` holds valid cuts implied by several families together; it goes with
+the mutant of any of them, or the mutant would keep part of the rule it is meant to lack.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from vrpcoder.distances import DistanceKind
+from vrpcoder.families import Family
+from vrpcoder.instances import Instance
+from vrpcoder.samples import Sample, build_samples
+from vrpcoder.sampling import sample_instance
+from vrpcoder.variants import CapacityKind, Module
+from vrpcoder.verification import Verdict, VerifyConfig, verify
+
+CANDIDATES = Path(__file__).resolve().parents[1] / "data" / "candidates" / "independent"
+PROFILE, SEED, CUSTOMERS = 1, 0, 6
+CONFIG = VerifyConfig(time_limit=60.0)
+
+_DATA = re.compile(r"^# @data-begin\n.*?^# @data-end\n", re.S | re.M)
+_BLOCK = re.compile(r"^[ \t]*# @omit ([\w,]+)\n(.*?)^[ \t]*# @end \1\n", re.S | re.M)
+
+
+# ---- the statement's data, as an independent modeller would type it in ---------------------------
+
+
+def _lit(value: object) -> str:
+    return repr(value)
+
+
+def render_data(instance: Instance) -> str:
+    """The instance as plain literals in internal numbering (depots 0..D-1, then customers)."""
+    if instance.distance.kind is not DistanceKind.EUCLIDEAN:
+        raise ValueError("these scripts compute plain Euclidean distances themselves")
+    spec = instance.spec
+    nodes = range(instance.num_nodes)
+    customers = list(instance.customer_nodes)
+    vehicles = instance.vehicles
+    lines = [
+        "# @data-begin",
+        "# Nodes 0..N-1: depots first, then customers; travel time = Euclidean distance.",
+        f"N = {instance.num_nodes}",
+        f"DEPOTS = {_lit(list(range(instance.num_depots)))}",
+        f"CUSTOMERS = {_lit(customers)}",
+        f"COORDS = {_lit([(float(a), float(b)) for a, b in instance.coords])}",
+        f"K = {len(vehicles)}",
+        f"VEHICLE_DEPOT = {_lit([v.depot for v in vehicles])}",
+        f"FIXED_COST = {_lit([float(v.fixed_cost) for v in vehicles])}",
+        f"UNIT_COST = {_lit([float(v.cost_per_distance) for v in vehicles])}",
+    ]
+    if spec.capacity is not CapacityKind.NONE:
+        lines.append(f"CAPACITY = {_lit([float(v.capacity or 0.0) for v in vehicles])}")
+        if spec.capacity is CapacityKind.HOMOGENEOUS:
+            lines.append(f"Q = {_lit(float(vehicles[0].capacity or 0.0))}")
+    if not spec.is_tsp and not spec.has(Module.PD):
+        lines.append(f"DEMAND = {_lit({c: float(instance.customer(c).demand) for c in customers})}")
+    if spec.has(Module.MC):
+        comp = {c: tuple(map(float, instance.customer(c).compartment_demand or ())) for c in customers}
+        rooms = [tuple(map(float, v.compartment_capacity or ())) for v in vehicles]
+        lines.append(f"COMP_DEMAND = {_lit(comp)}")
+        lines.append(f"COMP_CAP = {_lit(rooms)}")
+    if spec.has(Module.BH):
+        lines.append(f"LINEHAUL = {_lit([c for c in customers if not instance.customer(c).backhaul])}")
+        lines.append(f"BACKHAUL = {_lit([c for c in customers if instance.customer(c).backhaul])}")
+    if spec.has(Module.PD):
+        lines.append(f"PAIRS = {_lit([(p.pickup, p.delivery, float(p.quantity)) for p in instance.pairs])}")
+    if spec.has(Module.HTW) or spec.has(Module.STW):
+        windows = [d.window for d in instance.depots] + [c.window for c in instance.customers]
+        bounds = {i: (float(w.start), float(w.end)) for i, w in zip(nodes, windows, strict=True) if w}
+        lines.append(f"WINDOW = {_lit(bounds)}")
+        service = [0.0] * instance.num_depots + [float(c.service_time) for c in instance.customers]
+        lines.append(f"SERVICE = {_lit(dict(zip(nodes, service, strict=True)))}")
+    if spec.has(Module.STW):
+        penalty = {c: float(instance.customer(c).late_penalty or 0.0) for c in customers}
+        lines.append(f"LATE_PENALTY = {_lit(penalty)}")
+    if spec.has(Module.DIST):
+        lines.append(f"MAX_DIST = {_lit(float(instance.max_route_distance or 0.0))}")
+    lines.append("# @data-end")
+    return "\n".join(lines) + "\n"
+
+
+def render(template: str, instance: Instance, omit: str | None = None) -> str:
+    """The script for ``instance``; with ``omit``, the mutant that lacks that one block."""
+    if not _DATA.search(template):
+        raise ValueError("template has no data block")
+    code = _DATA.sub(lambda _: render_data(instance), template, count=1)
+    if omit is not None and omit not in {n for m in _BLOCK.finditer(code) for n in m.group(1).split(",")}:
+        raise ValueError(f"template has no '# @omit {omit}' block")
+    code = _BLOCK.sub(lambda m: "" if omit in m.group(1).split(",") else m.group(2), code)
+    assert "# @omit" not in code and "# @end" not in code, "unbalanced omit markers"
+    return code
+
+
+# ---- the cases -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Case:
+    file: str
+    variant: str
+    style: str
+    mutants: tuple[tuple[str, Family | None], ...] = ()
+    """(omitted block, family of the probe expected to expose it; None: DIFF alone may catch it)."""
+    xfail: str | None = None
+    """Why a correct script of this case is known to be rejected (strict xfail), if it is."""
+    point: tuple[int, int, int] = (PROFILE, SEED, CUSTOMERS)
+    """(profile, seed, customers) of the grid point whose samples judge the script."""
+
+    def samples(self, customers: int | None = None) -> tuple[Sample, ...]:
+        profile, seed, n = self.point
+        return samples(self.variant, profile, seed, customers or n)
+
+    @property
+    def id(self) -> str:
+        return self.file.removesuffix(".py")
+
+    def template(self) -> str:
+        return (CANDIDATES / self.file).read_text()
+
+
+CASES: tuple[Case, ...] = (
+    Case("tsp_dfj_lazy_getvars.py", "TSP", "2-index N×N ub=0 diag; lazy DFJ (model._vars, cbLazy)",
+         (("subtour", Family.SUBTOUR),)),
+    Case("tsp_mtz_3index_linexpr.py", "TSP", "3-index; MTZ; LinExpr.addTerms loops",
+         (("subtour", Family.SUBTOUR),)),
+    Case("cvrp_flow_2index_arclist.py", "CVRP", "2-index arc list; single-commodity flow; quicksum",
+         (("capacity", Family.CAPACITY),)),
+    Case("cvrp_mtz_3index_symmetry.py", "CVRP", "3-index; MTZ + knapsack; symmetry breaking; addConstrs",
+         (("capacity", Family.CAPACITY), ("subtour", Family.SUBTOUR))),
+    Case("cvrp_rcc_lazy_2index.py", "CVRP", "2-index N×N ub=0; lazy rounded capacity cuts (model._x)",
+         (("capacity", Family.CAPACITY),)),
+    Case("vrphtw_3index_bigm.py", "VRPHTW", "3-index; big-M times t[i,k]; time propagation kills subtours",
+         (("time_window", Family.TIME_WINDOW),)),
+    Case("vrphtw_2index_arrival.py", "VRPHTW", "2-index arc list; arrival-time vars big-M; MTZ loads",
+         (("time_window", Family.TIME_WINDOW), ("capacity", Family.CAPACITY))),
+    Case("dcvrp_2index_distance_labels.py", "DCVRP", "2-index N×N; big-M distance labels; MTZ loads",
+         (("distance", Family.DISTANCE), ("capacity", Family.CAPACITY))),
+    Case("mdvrp_3index_sparse.py", "MDVRP", "3-index sparse (i,j,k) list, own depot only; MTZ; knapsack",
+         (("capacity", Family.CAPACITY), ("subtour", Family.SUBTOUR))),
+    Case("hfvrp_3index_flow.py", "HFVRP", "3-index; per-vehicle flow ≤ Q_k; fixed + per-km cost",
+         (("capacity", Family.CAPACITY),)),
+    Case("hfvrp_3index_twins_symmetry.py", "HFVRP", "3-index flow; identical vehicles ordered",
+         (("capacity", Family.CAPACITY),), point=(9, 1, 7)),
+    Case("vrpb_2index_linexpr.py", "VRPB", "2-index, no B→L arcs; 2 MTZ load chains; LinExpr",
+         (("backhaul", Family.BACKHAUL), ("capacity", Family.CAPACITY))),
+    Case("pdp_3index_positions.py", "PDP", "3-index; MTZ positions, precedence pos, load labels big-M",
+         (("precedence", Family.PRECEDENCE), ("pairing", Family.PAIRING), ("capacity", Family.CAPACITY))),
+    Case("sdvrp_3index_quantities.py", "SDVRP", "3-index + y[i,k]; per-vehicle MTZ; LinExpr(coeffs, vars)",
+         (("delivery_coupling", Family.CAPACITY), ("capacity", Family.CAPACITY),
+          ("subtour", Family.SUBTOUR))),
+    Case("ovrp_2index_no_return_arcs.py", "OVRP", "2-index tuplelist without arcs into the depot; MTZ loads",
+         (("capacity", Family.CAPACITY),)),
+    Case("mcvrp_mvar_tolist.py", "MCVRP", "addMVar x; rows from x.tolist(); MTZ loads",
+         (("compartment", Family.COMPARTMENT),)),
+    Case("mcvrp_matrix_api.py", "MCVRP", "addMVar x; MLinExpr rows; compartment flows",
+         (("compartment", Family.COMPARTMENT),)),
+    Case("vrpstw_2index_indicators.py", "VRPSTW", "2-index arc list; indicator constraints",
+         (("capacity", Family.CAPACITY),)),
+    Case("ovrphtw_3index_open.py", "OVRPHTW", "3-index sparse, no arcs into depot; big-M",
+         (("time_window", Family.TIME_WINDOW),)),
+    Case("cvrp_python_x_unnamed.py", "CVRP", "Python name x, addVars without name= (Gurobi names C0..)",
+         (("capacity", Family.CAPACITY),)),
+    Case("cvrp_3index_lexicographic.py", "CVRP", "3-index MTZ; setObjectiveN travel > vehicles",
+         (("capacity", Family.CAPACITY),)),
+    Case("tsp_2index_mtz_node_labels.py", "TSP", "2-index MTZ; display labels (node_names) for printing",
+         (("subtour", Family.SUBTOUR),)),
+)
+
+MUTANTS = [(case, omit, family) for case in CASES if case.xfail is None for omit, family in case.mutants]
+"""Mutants of the scripts the verifier accepts (a mutant of a rejected script proves nothing)."""
+
+
+@cache
+def samples(variant: str, profile: int, seed: int, customers: int) -> tuple[Sample, ...]:
+    """Every sample (base first, then the attacked copies) of one small grid point."""
+    instance = sample_instance(variant, profile, seed, customers=customers)
+    built = tuple(build_samples(instance, seed=0).samples)
+    assert built and built[0].kind == "base", f"no base sample for {variant}"
+    return built
+
+
+def describe(verdict: Verdict) -> str:
+    probes = ", ".join(f"{p.name}={p.verdict.value}{'' if p.passed else '(!)'}" for p in verdict.probes)
+    error = f" error={verdict.error.kind.value}: {verdict.error.detail}" if verdict.error else ""
+    return (
+        f"{verdict.sample_id}: diff={verdict.diff} obj={verdict.objective} ref={verdict.reference_objective} "
+        f"reward={verdict.reward} [{probes}]{error}"
+    )
+
+
+# ---- correct scripts pass everywhere ---------------------------------------------------------
+
+
+def test_cases_cover_the_requested_spread() -> None:
+    assert len(CASES) >= 12
+    assert len({c.variant for c in CASES}) >= 7
+    assert len(MUTANTS) >= 6
+    assert all((CANDIDATES / c.file).is_file() for c in CASES)
+
+
+def _correct(case: Case) -> object:
+    marks = [pytest.mark.xfail(strict=True, reason=case.xfail)] if case.xfail else []
+    return pytest.param(case, marks=marks, id=case.id)
+
+
+@pytest.mark.parametrize("case", [_correct(c) for c in CASES])
+def test_independent_candidate_earns_full_reward(case: Case) -> None:
+    template = case.template()
+    failures = []
+    for sample in case.samples():
+        verdict = verify(render(template, sample.instance), sample, CONFIG)
+        if not (verdict.passed and verdict.error is None and verdict.reward == pytest.approx(1.0)):
+            failures.append(describe(verdict))
+    assert not failures, "\n".join(failures)
+
+
+def test_unnamed_x_is_matched_through_the_python_variable_and_the_verdict_says_so() -> None:
+    case = next(c for c in CASES if c.file == "cvrp_python_x_unnamed.py")
+    named = next(c for c in CASES if c.file == "cvrp_flow_2index_arclist.py")
+    sample = case.samples()[0]
+    verdict = verify(render(case.template(), sample.instance), sample, CONFIG)
+    assert verdict.passed, describe(verdict)
+    assert verdict.routing_variable is not None
+    assert verify(render(named.template(), sample.instance), sample, CONFIG).routing_variable is None
+
+
+@pytest.mark.parametrize(("case", "omit", "family"), MUTANTS, ids=lambda v: getattr(v, "id", v))
+def test_single_omission_is_caught(case: Case, omit: str, family: Family | None) -> None:
+    template = case.template()
+    verdicts = [verify(render(template, s.instance, omit), s, CONFIG) for s in case.samples()]
+    assert not all(v.passed for v in verdicts), "mutant accepted:\n" + "\n".join(map(describe, verdicts))
+    assert all(v.reward is not None for v in verdicts), "\n".join(map(describe, verdicts))
+    if family is not None:
+        exposed = [p for v in verdicts for p in v.probes if p.family is family and not p.passed]
+        diff_failed = [v for v in verdicts if not v.diff]
+        assert exposed or diff_failed, "\n".join(map(describe, verdicts))
+
+
+# ---- more grid points (slow) ---------------------------------------------------------------------
+
+SLOW_POINTS = ((2, 0), (3, 1), (4, 2), (5, 0), (6, 1))
+SLOW_CUSTOMERS = 7
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", [c for c in CASES if c.xfail is None], ids=lambda c: c.id)
+def test_independent_candidate_passes_on_more_grid_points(case: Case) -> None:
+    template = case.template()
+    failures = []
+    for profile, seed in SLOW_POINTS:
+        for sample in samples(case.variant, profile, seed, SLOW_CUSTOMERS):
+            verdict = verify(render(template, sample.instance), sample, CONFIG)
+            if not verdict.passed:
+                failures.append(describe(verdict))
+    assert not failures, "\n".join(failures)
