@@ -238,8 +238,10 @@ def print_rows(rows: list[DemoRow]) -> None:
     out.print(table)
     gold = [r for r in rows if r.kind == "gold"]
     mutant_rows = [r for r in rows if r.kind != "gold"]
+    distinguishable = [r for r in mutant_rows if not r.equivalent]
     out.print(
         f"gold scripts passing every sample: {sum(r.passed == r.samples for r in gold)}/{len(gold)}; "
-        f"mutants caught: {sum(bool(r.caught_by) for r in mutant_rows)}/{len(mutant_rows)}; "
-        f"infrastructure faults: {sum(r.infrastructure for r in rows)}"
+        f"mutants caught: {sum(bool(r.caught_by) for r in distinguishable)}/{len(distinguishable)} "
+        f"(+{len(mutant_rows) - len(distinguishable)} equivalent to the gold script on their instance, "
+        f"which no verifier can catch); infrastructure faults: {sum(r.infrastructure for r in rows)}"
     )
