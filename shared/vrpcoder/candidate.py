@@ -66,9 +66,29 @@ def model_outcome(model: gp.Model) -> Outcome:
     has_solution = model.SolCount > 0
     return Outcome(
         status=status_name(model.Status),
-        objective=float(model.ObjVal) if has_solution else None,
+        objective=primary_objective(model) if has_solution else None,
         has_solution=has_solution,
     )
+
+
+def primary_objective(model: gp.Model) -> float:
+    """The value the statement's objective corresponds to.
+
+    For a multi-objective model Gurobi's ``ObjVal`` is objective 0 alone, unweighted; a script
+    that blends cost terms as several objectives of one priority means their weighted sum, and a
+    hierarchical one means its highest priority (blended the same way when shared).
+    """
+    count = int(model.NumObj)
+    if count <= 1:
+        return float(model.ObjVal)
+    saved = int(model.Params.ObjNumber)
+    terms: list[tuple[int, float, float]] = []
+    for number in range(count):
+        model.Params.ObjNumber = number
+        terms.append((int(model.ObjNPriority), float(model.ObjNWeight), float(model.ObjNVal)))
+    model.Params.ObjNumber = saved
+    top = max(priority for priority, _, _ in terms)
+    return sum(weight * value for priority, weight, value in terms if priority == top)
 
 
 @dataclass(frozen=True)

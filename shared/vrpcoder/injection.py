@@ -637,7 +637,9 @@ class _GuardedCallback:
             return
         try:
             self.inner(model, where)
-        except Exception as exc:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - SystemExit and custom BaseExceptions too
             self.failure = exc
             model.terminate()
 

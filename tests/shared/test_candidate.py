@@ -330,3 +330,20 @@ def test_tracebacks_show_only_candidate_frames_and_are_capped() -> None:
     assert "line 4, in build_model: return helper()" in detail
     assert "line 2, in helper" in detail
     assert detail.rstrip().endswith("ValueError: bad data")
+
+
+@pytest.mark.parametrize(
+    ("priorities", "weights", "expected"),
+    [((1, 1), (1.0, 1.0), 5.0), ((1, 1), (1.0, 0.5), 3.5), ((2, 1), (1.0, 1.0), 2.0), ((1, 2), (1.0, 1.0), 3.0)],
+    ids=["blend", "weighted blend", "first is primary", "second is primary"],
+)
+def test_a_multi_objective_outcome_is_its_top_priority_blend(
+    priorities: tuple[int, int], weights: tuple[float, float], expected: float
+) -> None:
+    model = gp.Model()
+    model.Params.OutputFlag = 0
+    a, b = model.addVar(lb=2, name="a"), model.addVar(lb=3, name="b")
+    for index, (var, priority, weight) in enumerate(zip((a, b), priorities, weights, strict=True)):
+        model.setObjectiveN(var + 0, index=index, priority=priority, weight=weight)
+    model.optimize()
+    assert model_outcome(model).objective == pytest.approx(expected)

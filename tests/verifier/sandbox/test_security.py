@@ -71,7 +71,7 @@ CASES = [
     Case("modified_after_optimize", ErrorKind.SOLVER_STATUS, "modified after optimize"),
     Case("duck_model", ErrorKind.NOT_A_MODEL, "returning a duck"),
     Case("model_subclass", ErrorKind.SANDBOX_VIOLATION, "returning a Model subclass"),
-    Case("callback_exit", ErrorKind.SANDBOX_VIOLATION, "optimized with a callback that exits under INJ"),
+    Case("callback_exit", ErrorKind.BUILD_ERROR, "optimized with a callback that exits under INJ"),
     Case("callback_sleep", ErrorKind.TIMEOUT, "optimized with a callback that sleeps under INJ", hang=True),
     Case("ignore_sigxcpu", ErrorKind.TIMEOUT, "signals ignored", hang=True),
     Case("hanging_stdout", ErrorKind.TIMEOUT, "stdout is about to hang", hang=True),
@@ -95,7 +95,7 @@ CASES = [
     # A candidate's own act must not read as our fault (an infrastructure verdict: no reward at all).
     Case("forge_crash_report", ErrorKind.SANDBOX_VIOLATION),
     Case("exit_crash_code", ErrorKind.BUILD_ERROR, "leaving with status 88"),
-    Case("callback_exit_code", ErrorKind.SANDBOX_VIOLATION, "exits 88 under INJ"),
+    Case("callback_exit_code", ErrorKind.BUILD_ERROR, "exits 88 under INJ"),
     Case("recursion_limit", ErrorKind.BUILD_ERROR, "recursion limit lowered"),
     Case("evil_id2idx", ErrorKind.INDEX_MISMATCH, "booby-trapped id2idx"),
     Case("disposed_model", ErrorKind.NOT_A_MODEL),
@@ -103,6 +103,22 @@ CASES = [
     Case("starve_sample_pipe", None, "made non-blocking"),
     Case("signal_in_verify", None, "timer armed"),
     Case("patch_and_restore", ErrorKind.NO_ROUTING_VARIABLE, "timer armed"),
+    # Red-team round 3: the start logic, the report channel and the child's last steps.
+    Case("forge_frames", ErrorKind.SANDBOX_VIOLATION),
+    Case("flush_exit", ErrorKind.SANDBOX_VIOLATION, "stdout will leave with status 88"),
+    Case("callback_terminate", ErrorKind.SOLVER_STATUS, "optimized with a callback that terminates INJ"),
+    Case("sigmask_loop", ErrorKind.TIMEOUT, "every signal blocked", hang=True),
+    # Round 3 holes, closed: the verifier patched from the candidate's stream flush, from inside the
+    # integrity check, by a swapped __code__, mid-verification and put back, from an audit hook of
+    # its own, and a standard function replaced so that the verifier's failure looks like ours.
+    Case("flush_forge", ErrorKind.SANDBOX_VIOLATION, "stdout replaced"),
+    Case("guard_key", ErrorKind.SANDBOX_VIOLATION, "booby-trapped attribute key planted"),
+    Case("code_swap", ErrorKind.SANDBOX_VIOLATION),
+    Case("restore_in_verify", ErrorKind.SANDBOX_VIOLATION, "x is a booby-trapped dict"),
+    Case("audit_rearm", ErrorKind.SANDBOX_VIOLATION),
+    Case("blame_us", ErrorKind.SANDBOX_VIOLATION, "perf_counter replaced"),
+    Case("forge_build_failed", ErrorKind.SANDBOX_VIOLATION),  # killed at once: its print may not come
+    Case("callback_base_exception", ErrorKind.BUILD_ERROR),
 ]
 
 
@@ -280,13 +296,44 @@ def test_nothing_a_job_stores_reaches_the_next_job(
     _assert_still_usable(executor, cvrp)
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: the verifier runs in the candidate's process (see the executor's threat model)")
 def test_a_candidate_cannot_impersonate_the_verifier(
     executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample
 ) -> None:
     """The script finds the report and sample pipes among its own descriptors, reports its build
-    itself, reads the disclosed sample and sends a self-consistent passing verdict. Closing this
-    needs DIFF and INJ out of the process that ran the candidate's code; until then this test
-    fails, and says so the day it starts passing."""
+    itself, reads the disclosed sample and sends a self-consistent passing verdict. Its reports
+    lack the job's token (held by the verifier's side of the child, out of reach short of walking
+    interpreter frames), so the first one is a protocol violation."""
     record = executor.execute(hostile_code("impersonate_child"), cvrp, CONFIG)
-    assert not record.verdict.passed
+    _assert_contained(record, Case("impersonate_child", ErrorKind.SANDBOX_VIOLATION))
+    assert any("token" in violation for violation in record.violations)
+
+
+def test_in_memory_files_are_bounded_by_the_descriptor_limit(
+    executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample
+) -> None:
+    """memfds hold memory the address-space limit does not count; the descriptor limit caps them."""
+    record = executor.execute(hostile_code("memfd_hoard", TARGET_MB="3000"), cvrp, CONFIG)
+    _assert_contained(record, Case("memfd_hoard", None, "Too many open files"))
+    held = int(re.search(r"holding (\d+) MiB", record.output).group(1))  # type: ignore[union-attr]
+    assert held <= 64 * 16
+
+
+def test_a_deep_flood_of_files_is_gone_before_the_next_job(
+    executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample
+) -> None:
+    """Two hundred thousand empty files 1,900 directories deep are wiped before the flooder's
+    verdict goes out, not on the next job's clock."""
+    record = executor.execute(hostile_code("deep_flood", SECONDS="3"), cvrp, CONFIG)
+    _assert_contained(record, Case("deep_flood", None, "empty files created"))
+    after = executor.execute(cvrp.gold_code, cvrp, CONFIG)
+    assert after.verdict.passed and after.warm
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: INJ's own rows can cross the size-limited licence (see the executor's threat model)")
+def test_a_model_padded_to_the_licence_limit_still_earns_its_failure(
+    executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample
+) -> None:
+    """A wrong model padded to just under the licence's row limit: INJ's equality rows push it over,
+    and the verdict becomes "licence too small" (no reward) instead of the failure it earned."""
+    record = executor.execute(hostile_code("licence_padding"), cvrp, CONFIG)
+    assert record.verdict.error is None or record.verdict.error.kind is not ErrorKind.SIZE_LIMITED_LICENCE

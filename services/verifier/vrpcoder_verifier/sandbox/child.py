@@ -82,6 +82,7 @@ def set_limits(limits: WorkerLimits, *, isolated: bool) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.max_open_files, limits.max_open_files))
     if isolated:
         resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
 
@@ -114,12 +115,22 @@ class Reporter:
         self._fd = fd
         self._write = os.write
         self._exit = os._exit
+        self._encode = encode_frame
+        self.token = ""
+        self._out_of_memory = b""
+        self._started = encode_frame(Started().model_dump_json().encode())
+
+    def arm(self, token: str) -> None:
+        """Take the job's token (before the candidate runs) and pre-encode what must be sendable
+        without allocating."""
+        self.token = token
         self._out_of_memory = encode_frame(
             BuildFailed(
-                error=VerificationError(kind=ErrorKind.MEMORY_LIMIT, detail="out of memory"), seconds=0.0
+                error=VerificationError(kind=ErrorKind.MEMORY_LIMIT, detail="out of memory"),
+                seconds=0.0,
+                token=token,
             ).model_dump_json().encode()
         )
-        self._started = encode_frame(Started().model_dump_json().encode())
 
     def _raw(self, data: bytes) -> None:
         view = memoryview(data)
@@ -131,7 +142,7 @@ class Reporter:
 
     def send(self, message: BaseModel) -> None:
         try:
-            data = encode_frame(message.model_dump_json().encode())
+            data = self._encode(message.model_dump_json().encode())
         except MemoryError:
             self.out_of_memory()
         self._raw(data)
@@ -162,11 +173,33 @@ def _finish(exit_code: int = 0) -> NoReturn:
     os._exit(exit_code)
 
 
-def _conclude(reporter: Reporter, message: BaseModel) -> NoReturn:
-    """Send the final report *after* the output is flushed: the supervisor answers as soon as the
-    report arrives, and takes only the output already in the pipe with it."""
+@dataclass(frozen=True, slots=True)
+class Closing:
+    """What the last report needs besides itself: the candidate's streams are flushed first (the
+    supervisor answers as soon as the report arrives, taking only the output already in the pipe),
+    and flushing calls the candidate's stream objects, which may do anything; so the interpreter
+    state is put back and the integrity check runs *after* that, and nothing of the candidate's
+    is called between the check and the report."""
+
+    reporter: Reporter
+    guard: Guard
+    state: InterpreterState
+    blocking_fds: tuple[int, ...]
+
+
+def _conclude(
+    closing: Closing, message: BaseModel, model: object | None, stamps: tuple[int, ...] | None = None
+) -> NoReturn:
+    """``stamps``: the namespaces' version tags when the build passed its check (None before)."""
     _flush_output()
-    reporter.send(message)
+    closing.state.restore(closing.blocking_fds)
+    problems = closing.guard.problems(model)
+    if not problems and stamps is not None:
+        problems = closing.guard.written_since(stamps)
+    if problems:
+        closing.reporter.violation("; ".join(problems))
+        os._exit(0)
+    closing.reporter.send(message)
     os._exit(0)
 
 
@@ -236,26 +269,31 @@ def _prepare_job(setup: ChildSetup) -> None:
     set_limits(setup.header.limits, isolated=setup.channels.isolated)
 
 
-def _build_phase(setup: ChildSetup, guard: Guard, reporter: Reporter, state: InterpreterState) -> BuiltCandidate:
+def _build_phase(setup: ChildSetup, closing: Closing) -> tuple[BuiltCandidate, tuple[int, ...]]:
+    """The candidate's model, checked, and the namespaces' version tags at that check."""
     config = setup.header.config
+    reporter = closing.reporter
     reporter.started()
     started = time.perf_counter()
     try:
         built = build_candidate(setup.header.code, time_limit=config.time_limit, threads=config.threads)
     except VerificationFailure as failure:
-        _conclude(reporter, BuildFailed(error=failure.error, seconds=time.perf_counter() - started))
+        failed = BuildFailed(error=failure.error, seconds=time.perf_counter() - started, token=reporter.token)
+        _conclude(closing, failed, None)
     except MemoryError:
         reporter.out_of_memory()
     except BaseException as exc:  # noqa: BLE001 - e.g. a KeyboardInterrupt raised by the candidate
         error = VerificationError(kind=ErrorKind.BUILD_ERROR, detail=f"build_model() raised {type(exc).__name__}")
-        _conclude(reporter, BuildFailed(error=error, seconds=time.perf_counter() - started))
-    state.restore(blocking_fds=(setup.channels.sample_fd,))
-    problems = guard.problems(built.model)
+        failed = BuildFailed(error=error, seconds=time.perf_counter() - started, token=reporter.token)
+        _conclude(closing, failed, None)
+    closing.state.restore(closing.blocking_fds)
+    problems = closing.guard.problems(built.model)
     if problems:
         reporter.violation("; ".join(problems))
         _finish()
-    reporter.send(Built())
-    return built
+    stamps = closing.guard.stamps()
+    reporter.send(Built(token=reporter.token))
+    return built, stamps
 
 
 def await_job(channels: ChildChannels, guard: Guard) -> NoReturn:
@@ -274,11 +312,12 @@ def await_job(channels: ChildChannels, guard: Guard) -> NoReturn:
             os._exit(0)
         os.close(channels.header_fd)
         setup = ChildSetup(header=JobHeader.model_validate_json(frame), channels=channels)
+        reporter.arm(setup.header.token)
         _prepare_job(setup)
     except BaseException:  # noqa: BLE001 - nothing of the candidate's has run yet: our fault
         traceback.print_exc()
         _finish(EXIT_CRASH)
-    _run(setup, guard, reporter, state)
+    _run(setup, Closing(reporter=reporter, guard=guard, state=state, blocking_fds=(channels.sample_fd,)))
 
 
 def _receive_sample(setup: ChildSetup, reporter: Reporter) -> Disclosure:
@@ -299,10 +338,11 @@ def _raised_by_candidate(exc: BaseException) -> bool:
     return any(frame.filename == CANDIDATE_FILE for frame in traceback.extract_tb(exc.__traceback__))
 
 
-def _run(setup: ChildSetup, guard: Guard, reporter: Reporter, state: InterpreterState) -> NoReturn:
+def _run(setup: ChildSetup, closing: Closing) -> NoReturn:
     """Never returns: the process ends with ``os._exit`` whatever the candidate does."""
     verify = verify_built  # bound before the candidate's code runs: it cannot rebind the name for us
-    built = _build_phase(setup, guard, reporter, state)
+    reporter, guard = closing.reporter, closing.guard
+    built, stamps = _build_phase(setup, closing)
     disclosure = _receive_sample(setup, reporter)
     try:
         verdict = verify(built, disclosure.sample, setup.header.config)
@@ -315,13 +355,10 @@ def _run(setup: ChildSetup, guard: Guard, reporter: Reporter, state: Interpreter
         elif _raised_by_candidate(exc):
             reporter.violation(f"the candidate's code raised {type(exc).__name__} inside the verifier")
         else:
-            _conclude(reporter, Crashed(detail=traceback.format_exc(limit=-3)[-2000:]))
+            crashed = Crashed(detail=traceback.format_exc(limit=-3)[-2000:], token=reporter.token)
+            _conclude(closing, crashed, built.model, stamps)
         _finish()
     except BaseException as exc:  # noqa: BLE001 - raised through the verifier by candidate callbacks
         reporter.violation(f"{type(exc).__name__} raised through the verifier")
         _finish()
-    problems = guard.problems(built.model)
-    if problems:
-        reporter.violation("; ".join(problems))
-        _finish()
-    _conclude(reporter, Finished(nonce=disclosure.nonce, verdict=verdict))
+    _conclude(closing, Finished(nonce=disclosure.nonce, verdict=verdict, token=reporter.token), built.model, stamps)

@@ -46,11 +46,22 @@ the candidate built, so candidate code and the verifier share one interpreter. W
   ``os._exit`` or a crash before the build is reported is a build error, after it a violation,
   and a "crashed" report is accepted only from the verification phase, where our own code runs.
 
+* Every report that decides a verdict (built, build failed, crashed, finished) carries a secret
+  token of the job, sent in the job header and held by the verifier's side of the child: a report
+  the candidate writes itself on an inherited pipe (impersonating the child) is a violation.
+* After the build has passed its check, any write to a watched namespace during the verification
+  is a violation even when the old value is back by the final check (patch and restore from a
+  callback, a finaliser or an object the verifier reads); swapping ``__code__``/``__defaults__``
+  of the verifier's functions and adding audit hooks are refused; the candidate's stream objects
+  are flushed before the final check, never after it.
+
 What remains possible for a candidate that knows this code: walking interpreter frames
-(``sys._getframe().f_back`` is not audited) to rebind the verifier's locals, or impersonating the
-child's side of the protocol (send a "built" report itself, read the sample, fit a model to the
-probes, send a consistent verdict). Closing those needs INJ out of the candidate's process (its
-model exported, its callbacks lost) -- a change of the verifier's semantics, not of the sandbox.
+(``sys._getframe().f_back`` is not audited) to read the verifier's locals (the job token
+included) or rebind them. Closing that needs INJ out of the candidate's process (its model
+exported, its callbacks lost) -- a change of the verifier's semantics, not of the sandbox.
+Also open: a model padded to just under the size-limited licence makes INJ's own rows cross it
+(a licence verdict, no reward, instead of the failure it earned); it cannot happen with a full
+licence.
 
 Per-UID consequence of RLIMIT_NPROC: with bubblewrap as an unprivileged user the count is per
 sandbox (the kernel charges the user of the sandbox's own user namespace). As host root the
@@ -75,6 +86,7 @@ import functools
 import itertools
 import json
 import os
+import secrets
 import select
 import shutil
 import signal
@@ -551,10 +563,12 @@ class SandboxExecutor:
                 memory_mb=policy.memory_mb,
                 max_processes=policy.max_processes,
                 max_file_mb=policy.max_file_mb,
+                max_open_files=policy.max_open_files,
             ),
             wall_seconds=policy.wall_seconds,
             max_output_bytes=policy.max_output_bytes,
             output_flood_bytes=policy.output_flood_bytes,
+            token=secrets.token_hex(16),
         )
         deadline = time.monotonic() + policy.wall_seconds + ANSWER_GRACE_SECONDS
         payload = encode_frame(header.model_dump_json().encode()) + encode_frame(

@@ -34,6 +34,9 @@ class SandboxPolicy(BaseModel):
     user (see the executor module for which user that is in each mode)."""
     max_file_mb: int = Field(default=16, ge=1)
     """RLIMIT_FSIZE: the largest file the candidate can write (writes past it fail with EFBIG)."""
+    max_open_files: int = Field(default=64, ge=16)
+    """RLIMIT_NOFILE. Besides descriptors, this bounds memory the address-space limit does not
+    see: each descriptor can hold an in-memory file (``memfd_create``) of up to ``max_file_mb``."""
     max_output_kb: int = Field(default=256, ge=1)
     """Captured stdout+stderr; the rest is read and discarded (truncation, not an error), unless
     the candidate floods past ``OUTPUT_FLOOD_FACTOR`` times this, which ends the job with
@@ -42,7 +45,8 @@ class SandboxPolicy(BaseModel):
     warm_jobs: int = Field(default=100, ge=1)
     """Jobs one warm sandbox serves before it is replaced by a fresh one (1: a fresh sandbox, and
     a fresh interpreter start-up, for every job). A sandbox is also replaced after any job that
-    ended with a timeout, a sandbox violation or an infrastructure fault."""
+    ended with a sandbox violation or an infrastructure fault (a timeout is a verdict like any
+    other: every process of the job is killed and its files wiped all the same)."""
 
     @property
     def max_output_bytes(self) -> int:

@@ -41,6 +41,7 @@ class WorkerLimits(BaseModel):
     memory_mb: int
     max_processes: int
     max_file_mb: int
+    max_open_files: int = 64
 
 
 class RunnerConfig(BaseModel):
@@ -71,6 +72,9 @@ class JobHeader(BaseModel):
     wall_seconds: float
     max_output_bytes: int
     output_flood_bytes: int
+    token: str = ""
+    """A secret of this job, carried by every report that decides its verdict: a report written
+    blind (to every descriptor, before the build is over) cannot carry it."""
 
 
 class Ready(BaseModel):
@@ -110,6 +114,7 @@ class BuildFailed(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: Literal["build_failed"] = "build_failed"
+    token: str = ""
     error: VerificationError
     seconds: float
 
@@ -127,12 +132,14 @@ class Built(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: Literal["built"] = "built"
+    token: str = ""
 
 
 class Finished(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: Literal["finished"] = "finished"
+    token: str = ""
     nonce: str
     verdict: Verdict
 
@@ -144,6 +151,7 @@ class Crashed(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: Literal["crashed"] = "crashed"
+    token: str = ""
     detail: str
 
 

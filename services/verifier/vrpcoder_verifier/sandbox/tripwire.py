@@ -7,7 +7,8 @@ a candidate would subvert its own verdict, each reported to the supervisor the m
 (a report that cannot be taken back) and then, for the dangerous ones, refused:
 
 * memory introspection (``gc.get_objects`` / ``get_referrers`` / ``get_referents``,
-  ``sys._current_frames``), profilers and tracers other than the verifier's own, ``ctypes``,
+  ``sys._current_frames``), profilers, tracers and audit hooks other than the verifier's own,
+  reassigned ``__code__`` / ``__defaults__`` / ``__class__`` of the verifier's code, ``ctypes``,
   native extension modules loaded from outside the interpreter's own directories, ``/proc``
   (``/proc/self/mem`` rewrites the interpreter) and writes outside the scratch directory:
   reported and refused;
@@ -50,12 +51,27 @@ WATCHED_PACKAGES: tuple[str, ...] = (
     "os",
     "math",
     "_thread",
+    "time",
+    "re",
+    "traceback",
+    "functools",
+    "collections",
+    "enum",
+    "json",
+    "struct",
+    "itertools",
+    "operator",
+    "dataclasses",
+    "contextlib",
 )
 """Modules whose namespaces (and classes) the verifier's code in the child relies on once the
 candidate has run. Every entry checked costs the child a copy-on-write page, so this is the
 list of what is *used*, not of everything imported: of pydantic only ``BaseModel``'s module (the
-models the verifier builds are vrpcoder classes, watched with all their pydantic machinery); not
-``threading`` (a fork legitimately replaces its locks in the child)."""
+models the verifier builds are vrpcoder classes, watched with all their pydantic machinery), the
+standard modules the verifier calls into (a ``time.perf_counter`` replaced by a builtin that
+raises would make the verifier fail with no frame of the candidate's on the way: our fault, on
+the face of it); not ``threading`` (a fork legitimately replaces its locks in the child) and not
+``sys`` (scripts legitimately swap ``sys.stdout``)."""
 
 LAZY_NAMES = frozenset({"_defaultenv"})
 """Names set on first use by the libraries themselves (gurobipy's default environment, created
@@ -68,8 +84,17 @@ BLOCKED_EVENTS = frozenset(
         "gc.get_referents",
         "sys._current_frames",
         "sys.setprofile",
+        "sys.addaudithook",
     }
 )
+"""``sys.addaudithook``: a hook of the candidate's would run inside the verifier at every audited
+event after the build (re-arming what was just put back, say), where nothing else of its runs."""
+REWRITTEN_FUNCTION_PARTS = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__class__"})
+"""Attributes whose assignment changes what an existing object *does* while it stays the same
+object: the integrity check compares identities, so swapping the code of a verifier function
+the child holds would go unseen. Refused on functions and objects of the watched modules only:
+libraries the candidate imports (scipy, through gurobipy's matrix API) set ``__defaults__`` on
+their own functions."""
 RECORDED_EVENTS = frozenset(
     {
         "os.fork",
@@ -91,7 +116,7 @@ RECORDED_EVENTS = frozenset(
 )
 _IMMUTABLE_TYPE = 1 << 8
 """Py_TPFLAGS_IMMUTABLETYPE: built-in and extension types whose attributes cannot be set at all."""
-_CHECKED_EVENTS = BLOCKED_EVENTS | RECORDED_EVENTS | {"sys.settrace", "import", "open"}
+_CHECKED_EVENTS = BLOCKED_EVENTS | RECORDED_EVENTS | {"sys.settrace", "import", "open", "object.__setattr__"}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 _DEVICES_OK = ("/dev/null",)
 
@@ -128,7 +153,24 @@ def make_hook(
     checked = _CHECKED_EVENTS
     blocked = BLOCKED_EVENTS
     recorded = RECORDED_EVENTS
+    rewritten = REWRITTEN_FUNCTION_PARTS
     extension_suffixes = tuple(EXTENSION_SUFFIXES)
+
+    function_type = types.FunctionType
+    globals_of = types.FunctionType.__globals__.__get__  # type: ignore[attr-defined]
+    dict_get = dict.get
+    type_attribute = type.__getattribute__
+    watched = _watched
+
+    def module_of(owner: object) -> object:
+        """The module of a function or of an object's class, read without running its code."""
+        if type(owner) is function_type:
+            return dict_get(globals_of(owner), "__name__")
+        return type_attribute(type(owner), "__module__")
+
+    def owned_by_watched(owner: object) -> bool:
+        module = module_of(owner)
+        return type(module) is str and watched(module)
 
     def refuse(event: str, detail: str) -> None:
         report(f"{event}: {detail}" if detail else event)
@@ -143,6 +185,12 @@ def make_hook(
             refuse(event, "")
         elif event in recorded:
             report(f"{event}: {str(args)[:200]}")
+        elif event == "object.__setattr__":
+            name = args[1] if len(args) > 1 else None
+            if type(name) is not str:  # a str subclass would run its own __eq__ here
+                refuse(event, f"an attribute named by a {type(name).__name__}")
+            elif name in rewritten and owned_by_watched(args[0]):
+                refuse(event, f"{name} of {module_of(args[0])} code reassigned")
         elif event == "sys.settrace":
             caller = getframe(1)
             if caller.f_code is not own_tracer:
@@ -286,6 +334,9 @@ class _Tools:
     model_class: type
     is_: Callable[[object, object], bool]
     param_class: type | None
+    dict_items: Callable[[dict[str, object]], Iterable[tuple[str, object]]]
+    startswith: Callable[[str, str], bool]
+    contains: Callable[[frozenset[str], str], bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,6 +365,9 @@ class Guard:
             namespace_of=vars, type_of=type, sort=sorted, modules=sys.modules, thread_count=_thread._count, model_class=gp.Model,
             is_=operator.is_,
             param_class=_param_class(),
+            dict_items=dict.items,
+            startswith=str.startswith,
+            contains=frozenset.__contains__,
         )
         modules_version = _version_reader(sys.modules) if use_versions else None
         return cls(
@@ -325,10 +379,18 @@ class Guard:
             tools=tools,
         )
 
-    def problems(self, model: object) -> list[str]:
-        """What changed since the snapshot, as readable findings (empty when nothing did)."""
+    def problems(self, model: object | None) -> list[str]:
+        """What changed since the snapshot, as readable findings (empty when nothing did).
+
+        ``model`` is what ``build_model`` returned (None when the build failed). It is looked at
+        first and only through exact types: a key of its ``__dict__`` that is a ``str`` subclass
+        would otherwise run the candidate's code (``startswith``, ``__eq__``) inside this check,
+        after the namespaces had been found clean.
+        """
         tools = self.tools
         found: list[str] = []
+        if model is not None:
+            found += self._model_problems(model)
         for space in self.namespaces:
             if space.version is not None and space.version.value == space.stamp:
                 continue
@@ -347,20 +409,45 @@ class Guard:
             for name, module in self.modules:
                 if tools.modules.get(name) is not module:
                     found.append(f"sys.modules[{name!r}] was replaced")
-        if tools.type_of(model) is not tools.model_class:
-            found.append(f"build_model() returned a {tools.type_of(model).__name__}, not gurobipy.Model itself")
-        else:
-            shadows = tools.sort(
-                k
-                for k, v in tools.namespace_of(model).items()
-                if not k.startswith("_") and not (k in _MODEL_OWN and tools.type_of(v) is tools.param_class)
-            )
-            if shadows:
-                found.append(f"attributes shadowed on the model: {', '.join(shadows)[:200]}")
         extra = tools.thread_count() - self.threads
         if extra > 0:
             found.append(f"{extra} thread(s) left running after build_model() returned")
         return found
+
+
+    def stamps(self) -> tuple[int, ...]:
+        """The namespaces' version tags now (taken once the build has passed its check)."""
+        return tuple(space.version.value if space.version is not None else 0 for space in self.namespaces)
+
+    def written_since(self, stamps: tuple[int, ...]) -> list[str]:
+        """Namespaces written at all since ``stamps``, even if every value was put back since.
+
+        After the build has been checked, nothing of ours writes a watched namespace while it
+        verifies (measured on every variant's gold script); a write then is the candidate's code
+        (a callback, a finaliser, a booby-trapped object the verifier reads) patching the verifier
+        for the length of the verification and restoring it before the final check.
+        """
+        written = [
+            getattr(space.owner, "__qualname__", None) or getattr(space.owner, "__name__", "?")
+            for space, stamp in zip(self.namespaces, stamps, strict=True)
+            if space.version is not None and space.version.value != stamp
+        ]
+        return [f"written during the verification: {', '.join(written[:5])}"] if written else []
+
+    def _model_problems(self, model: object) -> list[str]:
+        tools = self.tools
+        if tools.type_of(model) is not tools.model_class:
+            return [f"build_model() returned a {tools.type_of(model).__name__}, not gurobipy.Model itself"]
+        entries = list(tools.dict_items(tools.namespace_of(model)))
+        if not all(tools.is_(tools.type_of(key), str) for key, _ in entries):
+            return ["attributes with non-string names set on the model"]
+        shadows = tools.sort(
+            key
+            for key, value in entries
+            if not tools.startswith(key, "_")
+            and not (tools.contains(_MODEL_OWN, key) and tools.is_(tools.type_of(value), tools.param_class))
+        )
+        return [f"attributes shadowed on the model: {', '.join(shadows)[:200]}"] if shadows else []
 
 
 def own_tracer_code() -> types.CodeType:
