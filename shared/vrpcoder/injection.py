@@ -703,7 +703,8 @@ class _SavedState:
             model.setParam(name, value)
 
 
-def _remove_injected(model: gp.Model) -> None:
+def _remove_injected(model: gp.Model, num_vars: int) -> None:
+    """Remove INJ's rows (by name) and its variables (appended after the model's ``num_vars``)."""
     model.update()
     constrs = model.getConstrs()
     if constrs:
@@ -711,12 +712,8 @@ def _remove_injected(model: gp.Model) -> None:
         ours = [c for c, n in zip(constrs, names, strict=True) if n.startswith(INJ_PREFIX)]
         if ours:
             model.remove(ours)
-    variables = model.getVars()
-    if variables:
-        names = model.getAttr("VarName", variables)
-        added = [v for v, n in zip(variables, names, strict=True) if n.startswith(INJ_PREFIX)]
-        if added:
-            model.remove(added)
+    if model.NumVars > num_vars:
+        model.remove(model.getVars()[num_vars:])
 
 
 def _error(kind: ErrorKind, detail: str, status: str, started: float) -> InjResult:
@@ -757,6 +754,8 @@ def inject(
         return _error(failure.error.kind, failure.error.detail, "not_solved", started)
     guarded = _GuardedCallback(callback) if callback is not None else None
     saved = _SavedState.capture(model)
+    model.update()
+    num_vars = int(model.NumVars)
     try:
         if saved.objectives:
             model.NumObj = 0
@@ -774,7 +773,7 @@ def inject(
         kind = ErrorKind.SIZE_LIMITED_LICENCE if exc.errno == SIZE_LIMIT_ERRNO else ErrorKind.SOLVER_STATUS
         return _error(kind, f"Gurobi error {exc.errno}: {exc}", "error", started)
     finally:
-        _remove_injected(model)
+        _remove_injected(model, num_vars)
         saved.restore(model)
         model.reset()
         model.update()
