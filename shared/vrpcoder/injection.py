@@ -25,6 +25,7 @@ from functools import cached_property
 from itertools import pairwise
 
 import gurobipy as gp
+import numpy as np
 from gurobipy import GRB
 from pydantic import BaseModel, ConfigDict
 
@@ -144,8 +145,8 @@ def match_routing_variable(
 
     Generated code often leaves variables unnamed (``addVars(arcs, vtype=GRB.BINARY)``) or names
     them otherwise, while its ``x`` is still a dict of arc variables; the spec asks for such
-    candidates to be accepted where they can be matched reliably. Only an object that is exactly
-    a mapping from integer index tuples (or an array, for the matrix API) to variables of this
+    candidates to be accepted where they can be matched reliably. Only a dict (``tupledict``
+    included) from integer index tuples, or an array for the matrix API, of variables of this
     model is taken; the same arity and node-set checks as for named variables apply.
     """
     try:
@@ -171,16 +172,21 @@ def _python_variable(model: gp.Model, value: object) -> list[tuple[tuple[str, ..
     try:
         if isinstance(value, gp.MVar):
             raw = _array_entries(value.tolist(), ())
-        elif isinstance(value, Mapping):
-            entries = list(value.items())
-            if not all(isinstance(key, tuple) and isinstance(var, gp.Var) for key, var in entries):
+        elif isinstance(value, dict):
+            # dict.items and exact key types: nothing of the script's own runs while it is read
+            entries = list(dict.items(value))
+            if not all(_arc_key(key) and isinstance(var, gp.Var) for key, var in entries):
                 return []
-            raw = [(tuple(str(token) for token in key), var) for key, var in entries]
+            raw = [(tuple(str(int(token)) for token in key), var) for key, var in entries]
         else:
             return []
         return raw if all(belongs(var) for _, var in raw) else []
     except Exception:  # noqa: BLE001 - reading the script's object runs its code; unreadable means no match
         return []
+
+
+def _arc_key(key: object) -> bool:
+    return type(key) is tuple and all(type(token) is int or isinstance(token, np.integer) for token in key)
 
 
 def _array_entries(nested: object, prefix: tuple[str, ...]) -> list[tuple[tuple[str, ...], gp.Var]]:
@@ -566,7 +572,10 @@ def _assign_twins(
             )
     slots = {label: [k for k in twins[label] if k in xvar.vehicles] for label in labels}
     z = {(a, k): model.addVar(vtype=GRB.BINARY, name=f"{INJ_PREFIX}twin[{a},{k}]") for a in labels for k in slots[a]}
-    out = [model.addConstr(gp.quicksum(z[a, k] for k in slots[a]) == 1, name=f"{INJ_PREFIX}twin_one[{a}]") for a in labels]
+    out = [
+        model.addConstr(gp.quicksum(z[a, k] for k in slots[a]) == 1, name=f"{INJ_PREFIX}twin_one[{a}]")
+        for a in labels
+    ]
     for k in sorted({k for a in labels for k in slots[a]}):
         takers = [z[a, k] for a in labels if (a, k) in z]
         out.append(model.addConstr(gp.quicksum(takers) <= 1, name=f"{INJ_PREFIX}twin_slot[{k}]"))
@@ -577,7 +586,8 @@ def _assign_twins(
         for k in sorted({k for fix in on_arc for k in slots[vehicle_of[id(fix)]]}):
             var = xvar.var(m(u), m(v), k)
             driven = gp.quicksum(fix.rhs * z[vehicle_of[id(fix)], k] for fix in on_arc if (vehicle_of[id(fix)], k) in z)
-            out.append(model.addConstr((var if var is not None else gp.LinExpr()) == driven, name=f"{INJ_PREFIX}twin_arc[{u},{v},{k}]"))
+            lhs = var if var is not None else gp.LinExpr()
+            out.append(model.addConstr(lhs == driven, name=f"{INJ_PREFIX}twin_arc[{u},{v},{k}]"))
     return out
 
 

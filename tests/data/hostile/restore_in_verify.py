@@ -1,11 +1,12 @@
-"""Hostile: candidate code that runs *inside* verify_built (here the script's own ``x``, a dict whose
-``items()`` the verifier calls when matching the routing variable by its Python name) rebinds the
-verifier's ``reward`` and ``Verdict``; each replacement puts the original back the moment it is
-called, so by the final integrity check every name is what it was and only the verdict differs."""
+"""Hostile: candidate code that runs *inside* verify_built (here the script's ``id2idx``, a dict
+whose ``items()`` the verifier calls when it reads the node table) rebinds the verifier's
+``reward`` and ``Verdict``; each replacement puts the original back the moment it is called, so
+by the final integrity check every name is what it was and only the verdict differs. The model
+is the gold one with every constraint removed: all it could earn honestly is a build."""
+# ruff: noqa: F821 - gold_build_model() is prepended by the test
 
 import sys
 
-import gurobipy as gp
 
 _verification = sys.modules["vrpcoder.verification"]
 _InjVerdict = sys.modules["vrpcoder.injection"].InjVerdict
@@ -29,18 +30,18 @@ def _arm():
     _verification.reward, _verification.Verdict = reward, verdict
 
 
-class Arcs(dict):
+class Table(dict):
     def items(self):
         _arm()
         return super().items()
 
 
-x = Arcs()
+id2idx = Table()
 
 
 def build_model():
-    m = gp.Model()
-    m.Params.OutputFlag = 0
+    m = gold_build_model()
+    m.remove(m.getConstrs())
     m.optimize()
-    print("no routing model at all; x is a booby-trapped dict", flush=True)
+    print("every constraint removed; id2idx is a booby-trapped dict", flush=True)
     return m

@@ -114,7 +114,7 @@ CASES = [
     Case("flush_forge", ErrorKind.SANDBOX_VIOLATION, "stdout replaced"),
     Case("guard_key", ErrorKind.SANDBOX_VIOLATION, "booby-trapped attribute key planted"),
     Case("code_swap", ErrorKind.SANDBOX_VIOLATION),
-    Case("restore_in_verify", ErrorKind.SANDBOX_VIOLATION, "x is a booby-trapped dict"),
+    Case("restore_in_verify", ErrorKind.SANDBOX_VIOLATION, "id2idx is a booby-trapped dict"),
     Case("audit_rearm", ErrorKind.SANDBOX_VIOLATION),
     Case("blame_us", ErrorKind.SANDBOX_VIOLATION, "perf_counter replaced"),
     Case("forge_build_failed", ErrorKind.SANDBOX_VIOLATION),  # killed at once: its print may not come
@@ -315,7 +315,7 @@ def test_in_memory_files_are_bounded_by_the_descriptor_limit(
     record = executor.execute(hostile_code("memfd_hoard", TARGET_MB="3000"), cvrp, CONFIG)
     _assert_contained(record, Case("memfd_hoard", None, "Too many open files"))
     held = int(re.search(r"holding (\d+) MiB", record.output).group(1))  # type: ignore[union-attr]
-    assert held <= 64 * 16
+    assert held <= SMALL.max_open_files * SMALL.max_file_mb
 
 
 def test_a_deep_flood_of_files_is_gone_before_the_next_job(

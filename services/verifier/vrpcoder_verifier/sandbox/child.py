@@ -184,18 +184,23 @@ class Closing:
     reporter: Reporter
     guard: Guard
     state: InterpreterState
-    blocking_fds: tuple[int, ...]
+
+
+def _integrity_problems(closing: Closing, model: object | None, stamps: tuple[int, ...] | None = None) -> list[str]:
+    """Put the interpreter state back, then check: the snapshot, and with ``stamps`` (the
+    namespaces' version tags when the build passed its check) any write since."""
+    closing.state.restore()
+    problems = closing.guard.problems(model)
+    if not problems and stamps is not None:
+        problems = closing.guard.written_since(stamps)
+    return problems
 
 
 def _conclude(
     closing: Closing, message: BaseModel, model: object | None, stamps: tuple[int, ...] | None = None
 ) -> NoReturn:
-    """``stamps``: the namespaces' version tags when the build passed its check (None before)."""
     _flush_output()
-    closing.state.restore(closing.blocking_fds)
-    problems = closing.guard.problems(model)
-    if not problems and stamps is not None:
-        problems = closing.guard.written_since(stamps)
+    problems = _integrity_problems(closing, model, stamps)
     if problems:
         closing.reporter.violation("; ".join(problems))
         os._exit(0)
@@ -207,14 +212,16 @@ class InterpreterState:
     """Process-wide settings the candidate may change and the verifier relies on, as they were
     before the candidate ran, with the functions to put them back bound just as early.
 
-    Put back as soon as the build is over, before the integrity check: a handler, timer or garbage
-    collector callback the candidate armed would otherwise fire inside the verifier (where it could
-    patch the verifier after the check and put everything back before the next one), a lowered
-    recursion limit would break it, and a pipe made non-blocking would make its read fail. Each of those would end as a crash of *our* code (a
-    verdict that blames us), so they are undone rather than judged.
+    Put back before every integrity check: a handler, timer or garbage collector callback the
+    candidate armed would otherwise fire inside the verifier (where it could patch the verifier
+    after the check and put everything back before the next one), a lowered recursion limit would
+    break it, and a pipe made non-blocking (``blocking_fds``) would make its read fail. Each of
+    those would end as a crash of *our* code (a verdict that blames us), so they are undone
+    rather than judged.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, blocking_fds: tuple[int, ...]) -> None:
+        self._blocking_fds = blocking_fds
         self._recursion_limit = sys.getrecursionlimit()
         self._set_recursion_limit = sys.setrecursionlimit
         self._handlers = {
@@ -229,7 +236,7 @@ class InterpreterState:
         self._setitimer = signal.setitimer
         self._fcntl = fcntl.fcntl
 
-    def restore(self, blocking_fds: tuple[int, ...]) -> None:
+    def restore(self) -> None:
         self._set_recursion_limit(self._recursion_limit)
         self._gc_callbacks[:] = self._gc_callbacks_before
         for timer in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF):
@@ -237,7 +244,7 @@ class InterpreterState:
         for number, handler in self._handlers.items():
             if self._getsignal(number) is not handler:
                 self._signal(number, handler)
-        for fd in blocking_fds:
+        for fd in self._blocking_fds:
             flags = self._fcntl(fd, fcntl.F_GETFL)
             if flags & os.O_NONBLOCK:
                 self._fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
@@ -286,8 +293,7 @@ def _build_phase(setup: ChildSetup, closing: Closing) -> tuple[BuiltCandidate, t
         error = VerificationError(kind=ErrorKind.BUILD_ERROR, detail=f"build_model() raised {type(exc).__name__}")
         failed = BuildFailed(error=error, seconds=time.perf_counter() - started, token=reporter.token)
         _conclude(closing, failed, None)
-    closing.state.restore(closing.blocking_fds)
-    problems = closing.guard.problems(built.model)
+    problems = _integrity_problems(closing, built.model)
     if problems:
         reporter.violation("; ".join(problems))
         _finish()
@@ -305,7 +311,7 @@ def await_job(channels: ChildChannels, guard: Guard) -> NoReturn:
     try:
         _prepare_idle(channels)
         reporter = Reporter(channels.report_fd)
-        state = InterpreterState()
+        state = InterpreterState(blocking_fds=(channels.sample_fd,))
         install_hook(reporter.violation, native_roots=channels.native_roots, writable_roots=(channels.scratch,))
         frame = read_frame(channels.header_fd, MAX_JOB_FRAME)
         if frame is None:
@@ -317,7 +323,7 @@ def await_job(channels: ChildChannels, guard: Guard) -> NoReturn:
     except BaseException:  # noqa: BLE001 - nothing of the candidate's has run yet: our fault
         traceback.print_exc()
         _finish(EXIT_CRASH)
-    _run(setup, Closing(reporter=reporter, guard=guard, state=state, blocking_fds=(channels.sample_fd,)))
+    _run(setup, Closing(reporter=reporter, guard=guard, state=state))
 
 
 def _receive_sample(setup: ChildSetup, reporter: Reporter) -> Disclosure:
@@ -341,7 +347,7 @@ def _raised_by_candidate(exc: BaseException) -> bool:
 def _run(setup: ChildSetup, closing: Closing) -> NoReturn:
     """Never returns: the process ends with ``os._exit`` whatever the candidate does."""
     verify = verify_built  # bound before the candidate's code runs: it cannot rebind the name for us
-    reporter, guard = closing.reporter, closing.guard
+    reporter = closing.reporter
     built, stamps = _build_phase(setup, closing)
     disclosure = _receive_sample(setup, reporter)
     try:
@@ -349,7 +355,7 @@ def _run(setup: ChildSetup, closing: Closing) -> NoReturn:
     except MemoryError:
         reporter.out_of_memory()
     except Exception as exc:  # noqa: BLE001 - verify_built classifies candidate faults itself
-        problems = guard.problems(built.model)
+        problems = _integrity_problems(closing, built.model, stamps)
         if problems:
             reporter.violation("; ".join(problems))
         elif _raised_by_candidate(exc):

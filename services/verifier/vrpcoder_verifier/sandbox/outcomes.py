@@ -130,9 +130,8 @@ def conclude(end: WorkerEnd, sample: Sample, *, cpu_limit: int, memory_mb: int, 
 def _from_exit(end: WorkerEnd, sample: Sample, *, cpu_limit: int, memory_mb: int) -> Verdict:
     if not end.candidate_ran:
         how = f"killed by {_signal_name(end.signal)}" if end.signal is not None else f"exit status {end.exit_code}"
-        return failure_verdict(
-            sample, ErrorKind.INFRASTRUCTURE, f"the sandbox's child ended ({how}) before the candidate's code ran", end.elapsed
-        )
+        detail = f"the sandbox's child ended ({how}) before the candidate's code ran"
+        return failure_verdict(sample, ErrorKind.INFRASTRUCTURE, detail, end.elapsed)
     if end.signal is not None:
         name = _signal_name(end.signal)
         if end.signal == signal.SIGXCPU or (end.signal == signal.SIGKILL and (end.cpu_seconds or 0.0) >= cpu_limit):

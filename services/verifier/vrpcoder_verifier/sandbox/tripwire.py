@@ -87,9 +87,9 @@ BLOCKED_EVENTS = frozenset(
         "sys.addaudithook",
     }
 )
-"""``sys.addaudithook``: a hook of the candidate's would run inside the verifier at every audited
-event after the build (re-arming what was just put back, say), where nothing else of its runs."""
-REWRITTEN_FUNCTION_PARTS = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__class__"})
+"""Refused outright. ``sys.addaudithook`` among them: a hook of the candidate's would run inside
+the verifier at every audited event after the build (re-arming what was just put back, say)."""
+BEHAVIOUR_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__class__"})
 """Attributes whose assignment changes what an existing object *does* while it stays the same
 object: the integrity check compares identities, so swapping the code of a verifier function
 the child holds would go unseen. Refused on functions and objects of the watched modules only:
@@ -153,7 +153,7 @@ def make_hook(
     checked = _CHECKED_EVENTS
     blocked = BLOCKED_EVENTS
     recorded = RECORDED_EVENTS
-    rewritten = REWRITTEN_FUNCTION_PARTS
+    rewritten = BEHAVIOUR_ATTRIBUTES
     extension_suffixes = tuple(EXTENSION_SUFFIXES)
 
     function_type = types.FunctionType
