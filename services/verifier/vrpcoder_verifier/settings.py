@@ -74,6 +74,8 @@ class Settings(BaseSettings):
     sandbox_wall_seconds: float = Field(default=600.0, gt=0.0)
     sandbox_cpu_seconds: int = Field(default=600, ge=1)
     sandbox_memory_mb: int = Field(default=4096, ge=64)
+    sandboxes: int = Field(default=2, ge=1)
+    """Warm sandboxes per worker, taking jobs in turn (see ``SandboxPolicy.sandboxes``)."""
 
     redis_timeout_seconds: float = Field(default=2.0, gt=0.0)
     check_licence: bool = True

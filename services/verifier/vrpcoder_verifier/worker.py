@@ -70,6 +70,7 @@ def build_executor(settings: Settings) -> Executor:
         cpu_seconds=settings.sandbox_cpu_seconds,
         memory_mb=settings.sandbox_memory_mb,
         allow_unsandboxed=settings.allow_unsandboxed,
+        sandboxes=settings.sandboxes,
     )
     return SandboxExecutor(policy)
 

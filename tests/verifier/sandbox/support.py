@@ -16,8 +16,12 @@ from vrpcoder_verifier.sandbox import SandboxPolicy, sandbox_status
 
 HOSTILE_DIR = Path(__file__).resolve().parents[2] / "data" / "hostile"
 
-SMALL = SandboxPolicy(wall_seconds=15, cpu_seconds=10, memory_mb=1024, max_processes=32, max_file_mb=4, max_output_kb=16)
-HANG = SandboxPolicy(wall_seconds=3, cpu_seconds=2, memory_mb=1024, max_processes=32, max_file_mb=4, max_output_kb=16)
+SMALL = SandboxPolicy(
+    wall_seconds=15, cpu_seconds=10, memory_mb=1024, max_processes=32, max_file_mb=4, max_output_kb=16, sandboxes=1
+)
+"""One sandbox: every job follows the previous one in the same sandbox, so the tests that look
+for what a job left find the sandbox it left it in."""
+HANG = SMALL.model_copy(update={"wall_seconds": 3, "cpu_seconds": 2})
 
 requires_bwrap = pytest.mark.skipif(not sandbox_status().available, reason=f"no sandbox: {sandbox_status().detail}")
 

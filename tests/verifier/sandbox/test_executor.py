@@ -1,11 +1,12 @@
-"""SandboxExecutor: same verdicts as the in-process verifier, warm reuse, output capture, the
-unsandboxed fallback and the refusal without one."""
+"""SandboxExecutor: same verdicts as the in-process verifier, warm reuse, sandboxes taking turns,
+output capture, the unsandboxed fallback and the refusal without one."""
 
 from __future__ import annotations
 
 import os
+import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -101,14 +102,72 @@ def test_output_is_captured_and_truncated_without_an_error(executor: SandboxExec
     assert record.output_bytes >= 10 * count and record.output_truncated
 
 
+RING = SMALL.model_copy(update={"sandboxes": 2})
+
+
+def _alive(pid: int) -> bool:
+    """A process that exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@requires_bwrap
+def test_jobs_take_turns_between_the_sandboxes(cvrp: Sample) -> None:
+    with SandboxExecutor(RING) as running:
+        running.warm_up()
+        first, second = running.sandbox_ids
+        records = [running.execute(cvrp.gold_code, cvrp, CONFIG) for _ in range(4)]
+    assert first != second
+    assert [r.sandbox for r in records] == [first, second, first, second]
+    assert [r.warm for r in records] == [False, False, True, True]
+    assert all(r.verdict.passed for r in records)
+
+
+@requires_bwrap
+def test_a_sandbox_killed_by_its_job_is_replaced_and_the_other_keeps_serving(
+    cvrp: Sample, hostile_code: Callable[..., str]
+) -> None:
+    with SandboxExecutor(RING) as running:
+        running.warm_up()
+        victim, other = running.sandbox_ids
+        killed = running.execute(hostile_code("kill_parent"), cvrp, CONFIG)
+        assert killed.sandbox == victim
+        assert killed.verdict.error is not None and killed.verdict.error.kind is ErrorKind.SANDBOX_VIOLATION
+        after = [running.execute(cvrp.gold_code, cvrp, CONFIG) for _ in range(3)]
+        running.warm_up()
+        ring = running.sandbox_ids
+    assert after[0].sandbox == other
+    assert all(r.verdict.passed for r in after)
+    assert victim not in ring and len(ring) == 2 and not _alive(victim)
+
+
+@requires_bwrap
+def test_what_a_job_leaves_reaches_no_later_job_in_either_sandbox(
+    cvrp: Sample, hostile_code: Callable[..., str]
+) -> None:
+    marker = f"previous-job-{secrets.token_hex(6)}"
+    with SandboxExecutor(RING) as running:
+        running.warm_up()
+        planted = running.execute(hostile_code("plant_for_next_job"), cvrp, CONFIG)
+        secret = running.execute(cvrp.gold_code + f"\nSECRET = {marker!r}\n", cvrp, CONFIG)
+        later = [running.execute(hostile_code("previous_job", MARKER=marker[::-1]), cvrp, CONFIG) for _ in range(2)]
+    assert planted.verdict.passed and "planted" in planted.output and secret.verdict.passed
+    assert {r.sandbox for r in later} == {planted.sandbox, secret.sandbox}
+    for record in later:
+        assert record.verdict.passed, record.verdict.error
+        assert "no previous job in reach" in record.output
+
+
 @requires_bwrap
 def test_a_closed_executor_refuses_work_and_leaves_no_sandbox(cvrp: Sample) -> None:
-    running = SandboxExecutor(SMALL)
+    running = SandboxExecutor(RING)
     running.warm_up()
-    session = running._current
-    assert session is not None and session.alive()
+    started = running.sandbox_ids
+    assert len(started) == 2 and all(_alive(pid) for pid in started)
     running.close()
-    assert session.process.poll() is not None
+    assert not any(_alive(pid) for pid in started)
     with pytest.raises(RuntimeError):
         running.execute(cvrp.gold_code, cvrp, CONFIG)
 

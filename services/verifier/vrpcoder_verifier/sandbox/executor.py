@@ -70,11 +70,14 @@ executor's jobs, and two executors of different processes sharing a uid by (unli
 share one budget. Unsandboxed (``allow_unsandboxed`` and no bubblewrap) there is no NPROC limit at
 all: the count would be the service user's processes on the whole host.
 
-Warm sandboxes: one sandbox serves ``policy.warm_jobs`` jobs in turn (each in a freshly forked
-child, with the sweep and scratch wipe in between), then is replaced; a replacement is started in
-the background as soon as the old one is retired. One executor runs one job at a time; run one
+Warm sandboxes: an executor keeps ``policy.sandboxes`` sandboxes and gives jobs to them in turn,
+so that a sandbox's work after a job (killing what the job left, wiping the scratch, forking the
+next child) overlaps the next job, which runs in the other sandbox. One sandbox serves
+``policy.warm_jobs`` jobs (each in a freshly forked child, with the sweep and scratch wipe in
+between), then is replaced; a replacement is started in the background as soon as one is retired,
+and jobs go to the sandboxes that are ready meanwhile. One executor runs one job at a time; run one
 executor per concurrent job slot. Create the executor in the process (and keep it alive in the
-thread pool) that uses it: the sandbox is tied to a dedicated spawner thread
+thread pool) that uses it: the sandboxes are tied to a dedicated spawner thread
 (``--die-with-parent`` follows the *thread* that started bubblewrap), and after a ``fork`` the
 executor starts sandboxes of its own rather than sharing its parent's.
 """
@@ -96,6 +99,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -181,6 +185,8 @@ class ExecutionRecord(BaseModel):
     mechanism: Mechanism
     warm: bool
     """Whether the job ran in a sandbox that had already served another job."""
+    sandbox: int | None = None
+    """Which sandbox ran the job (its bubblewrap process id; None when none was started)."""
 
 
 def uid_for_executor() -> int:
@@ -411,9 +417,9 @@ def _start_session(policy: SandboxPolicy, sandboxed: bool, uid: int | None) -> _
 
 def _fault_of_a_used_sandbox(record: ExecutionRecord) -> bool:
     """Our fault in a sandbox that had served other jobs (say, one whose scratch could not be
-    cleaned after the previous job): worth one more try in a fresh sandbox, which the fault has
-    already made the executor start, rather than a lost verdict. A fault in a fresh sandbox is
-    not retried: it would most likely recur."""
+    cleaned after the previous job): worth one more try in another sandbox (the fault has retired
+    this one and started its replacement) rather than a lost verdict. A fault in a fresh sandbox
+    is not retried: it would most likely recur."""
     error = record.verdict.error
     return record.warm and error is not None and error.kind is ErrorKind.INFRASTRUCTURE
 
@@ -435,8 +441,10 @@ class SandboxExecutor:
         self._lock = threading.Lock()
         self._spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spawner")
         self._uid = uid_for_executor() if self._sandboxed and _running_as_root() else None
-        self._current: _Session | None = None
-        self._next: Future[_Session] | None = None
+        self._ring: deque[_Session] = deque()
+        """Started sandboxes; the front one gets the next job, then goes to the back."""
+        self._starting: list[Future[_Session]] = []
+        self._in_use: _Session | None = None
         self._closed = False
 
     @property
@@ -459,11 +467,20 @@ class SandboxExecutor:
         return self.execute(candidate_code, sample, config).verdict
 
     def warm_up(self) -> None:
-        """Start a sandbox now rather than on the first job."""
+        """Start every sandbox now rather than on the first jobs (and wait until they are up)."""
         with self._lock:
             self._check_fork()
-            with contextlib.suppress(_StartFailed):
-                self._acquire()
+            self._top_up()
+            for future in self._starting:
+                with contextlib.suppress(_StartFailed):
+                    future.result()
+            self._harvest()
+
+    @property
+    def sandbox_ids(self) -> tuple[int, ...]:
+        """The started sandboxes (bubblewrap process ids), the one for the next job first."""
+        with self._lock:
+            return tuple(session.process.pid for session in self._ring)
 
     def execute(self, candidate_code: str, sample: Sample, config: VerifyConfig) -> ExecutionRecord:
         with self._lock:
@@ -477,28 +494,30 @@ class SandboxExecutor:
                     record = self._execute(candidate_code, sample, config, started)
                 return record
             except Exception as exc:  # noqa: BLE001 - our own fault must still become a verdict
-                self._retire()
+                self._retire(self._in_use)
                 verdict = failure_verdict(sample, ErrorKind.INFRASTRUCTURE, f"sandbox executor failed: {exc!r}")
                 return self._record(verdict, started, warm=False)
             except BaseException:
-                self._retire()  # interrupted mid-job: the session's channel is out of step
+                self._retire(self._in_use)  # interrupted mid-job: the session's channel is out of step
                 raise
+            finally:
+                self._in_use = None
 
     def sandbox_cpu_seconds(self) -> float:
-        """CPU seconds used so far by the current sandbox's processes (0 without one); a
+        """CPU seconds used so far by the started sandboxes' processes (0 without one); a
         diagnostic for overhead measurements and metrics."""
         with self._lock:
-            session = self._current
-            return session.cpu_seconds() if session is not None and session.alive() else 0.0
+            return sum(session.cpu_seconds() for session in self._ring if session.alive())
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            self._retire(restart=False, graceful=True)
-            pending, self._next = self._next, None
-            if pending is not None:
+            while self._ring:
+                self._ring.popleft().close()
+            starting, self._starting = self._starting, []
+            for future in starting:
                 with contextlib.suppress(Exception):
-                    pending.result().close()
+                    future.result().close()
             self._spawner.shutdown(wait=False)
 
     def __enter__(self) -> Self:
@@ -511,30 +530,50 @@ class SandboxExecutor:
         if os.getpid() != self._owner_pid:
             self._setup_process_state()
 
-    def _spawn(self) -> Future[_Session]:
-        return self._spawner.submit(_start_session, self.policy, self._sandboxed, self._uid)
+    def _top_up(self) -> None:
+        """Start sandboxes in the background until there are ``policy.sandboxes``."""
+        while not self._closed and len(self._ring) + len(self._starting) < self.policy.sandboxes:
+            self._starting.append(self._spawner.submit(_start_session, self.policy, self._sandboxed, self._uid))
+
+    def _harvest(self) -> None:
+        """Move sandboxes that have finished starting to the back of the ring (failed starts are dropped)."""
+        for future in [f for f in self._starting if f.done()]:
+            self._starting.remove(future)
+            with contextlib.suppress(_StartFailed):
+                self._ring.append(future.result())
 
     def _acquire(self) -> tuple[_Session, bool]:
-        if self._current is not None and self._current.alive():
-            return self._current, self._current.jobs > 0
-        if self._current is not None:
-            self._current.kill()
-            self._current = None
-        pending, self._next = self._next or self._spawn(), None
-        self._current = pending.result()
-        return self._current, False
+        """The sandbox for the next job: the front of the ring, else the first one to finish starting."""
+        self._harvest()
+        while self._ring and not self._ring[0].alive():
+            self._ring.popleft().kill()
+        self._top_up()
+        if not self._ring:
+            future = self._starting.pop(0)
+            self._ring.append(future.result())
+        session = self._ring[0]
+        self._in_use = session
+        return session, session.jobs > 0
 
-    def _retire(self, *, restart: bool = True, graceful: bool = False) -> None:
-        if self._current is not None:
+    def _rotate(self, session: _Session) -> None:
+        """The next job goes to another sandbox while this one cleans up after the job."""
+        if self._ring and self._ring[0] is session:
+            self._ring.rotate(-1)
+
+    def _retire(self, session: _Session | None, *, graceful: bool = False) -> None:
+        """Take ``session`` out of the ring for good, and start its replacement."""
+        if session is not None:
+            with contextlib.suppress(ValueError):
+                self._ring.remove(session)
             if graceful:
-                self._current.close()
+                session.close()
             else:
-                self._current.kill()
-            self._current = None
-        if restart and self._next is None and not self._closed:
-            self._next = self._spawn()
+                session.kill()
+        self._top_up()
 
-    def _record(self, verdict: Verdict, started: float, *, warm: bool, done: JobDone | None = None) -> ExecutionRecord:
+    def _record(
+        self, verdict: Verdict, started: float, *, warm: bool, done: JobDone | None = None, session: _Session | None = None
+    ) -> ExecutionRecord:
         return ExecutionRecord(
             verdict=verdict,
             output=done.output if done else "",
@@ -546,6 +585,7 @@ class SandboxExecutor:
             wall_seconds=time.monotonic() - started,
             mechanism=self.mechanism,
             warm=warm,
+            sandbox=session.process.pid if session is not None else None,
         )
 
     def _execute(self, code: str, sample: Sample, config: VerifyConfig, started: float) -> ExecutionRecord:
@@ -583,20 +623,22 @@ class SandboxExecutor:
             if not isinstance(done, JobDone) or done.job_id != header.job_id:
                 raise _OutOfTurn("the sandbox answered out of turn")
         except TimeoutError:
-            self._retire()
+            self._retire(session)
             detail = f"wall-clock limit of {policy.wall_seconds:g} s exceeded (the sandbox stopped answering; killed)"
-            return self._record(failure_verdict(sample, ErrorKind.TIMEOUT, detail), started, warm=warm)
+            return self._record(failure_verdict(sample, ErrorKind.TIMEOUT, detail), started, warm=warm, session=session)
         except (_SessionLost, OSError) as exc:
             verdict = self._lost_verdict(session, sample, exc)
-            self._retire()
-            return self._record(verdict, started, warm=warm)
+            self._retire(session)
+            return self._record(verdict, started, warm=warm, session=session)
         session.jobs += 1
         error = done.verdict.error
         if error is not None and error.kind in RETIRING_KINDS:
-            self._retire()
+            self._retire(session)
         elif session.jobs >= policy.warm_jobs:
-            self._retire(graceful=True)
-        return self._record(done.verdict, started, warm=warm, done=done)
+            self._retire(session, graceful=True)
+        else:
+            self._rotate(session)
+        return self._record(done.verdict, started, warm=warm, done=done, session=session)
 
     @staticmethod
     def _lost_verdict(session: _Session, sample: Sample, exc: Exception) -> Verdict:
