@@ -161,6 +161,19 @@ def test_what_a_job_leaves_reaches_no_later_job_in_either_sandbox(
 
 
 @requires_bwrap
+def test_spares_copy_ahead_the_pages_a_job_writes(cvrp: Sample) -> None:
+    """The supervisor's probe was read from outside the sandbox: every sandbox learned a page list
+    (a few thousand pages at most; the interpreter alone maps tens of thousands), and jobs still
+    pass with the spares copying it."""
+    with SandboxExecutor(RING) as running:
+        running.warm_up()
+        learned = running.prefault_pages
+        records = [running.execute(cvrp.gold_code, cvrp, CONFIG) for _ in range(2)]
+    assert len(learned) == 2 and all(100 < pages < 10_000 for pages in learned)
+    assert all(r.verdict.passed for r in records)
+
+
+@requires_bwrap
 def test_a_closed_executor_refuses_work_and_leaves_no_sandbox(cvrp: Sample) -> None:
     running = SandboxExecutor(RING)
     running.warm_up()
@@ -204,6 +217,7 @@ def test_unsandboxed_fallback_runs_with_limits_and_says_so(cvrp: Sample) -> None
     with SandboxExecutor(allowed) as running:
         assert running.status.mechanism == "none" and "UNSANDBOXED" in running.status.detail
         gold = running.execute(cvrp.gold_code, cvrp, CONFIG)
+        assert all(pages > 100 for pages in running.prefault_pages)
         bomb = running.verify(compose("memory_bomb", cvrp, {}), cvrp, CONFIG)
         again = running.verify(cvrp.gold_code, cvrp, CONFIG)
     assert gold.mechanism == "none"

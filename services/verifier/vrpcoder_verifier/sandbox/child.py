@@ -42,7 +42,7 @@ from vrpcoder_verifier.sandbox.protocol import (
     encode_frame,
     read_frame,
 )
-from vrpcoder_verifier.sandbox.rehearsal import Rehearsal, rehearse
+from vrpcoder_verifier.sandbox.prefault import PageSpans, populate
 from vrpcoder_verifier.sandbox.tripwire import Guard, install_hook
 
 _PR_SET_PDEATHSIG = 1
@@ -61,7 +61,8 @@ class ChildChannels:
     scratch: str
     isolated: bool
     native_roots: tuple[str, ...]
-    rehearsal: Rehearsal | None = None
+    pages: PageSpans = PageSpans()
+    """The pages of the inherited heap a job is expected to write: copied while the spare waits."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,16 +255,12 @@ _UNCATCHABLE = frozenset({signal.SIGKILL, signal.SIGSTOP})
 
 
 def _prepare_idle(channels: ChildChannels) -> None:
-    """Everything that does not depend on the job, done while the spare waits for one. The
-    rehearsal runs before the output pipe is attached: nothing it might print is the candidate's."""
+    """Everything that does not depend on the job, done while the spare waits for one (the pages
+    are copied before the audit hook goes in: it refuses ``ctypes`` calls)."""
     os.setpgid(0, 0)
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if channels.rehearsal is not None:
-        try:
-            rehearse(channels.rehearsal)
-        except Exception:  # noqa: BLE001 - a rehearsal only saves time; the job does not depend on it
-            pass
+    populate(channels.pages)
     _redirect_stdio(channels.output_fd)
     _close_all_but({0, 1, 2, channels.header_fd, channels.report_fd, channels.sample_fd})
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

@@ -121,11 +121,14 @@ from vrpcoder_verifier.sandbox.bwrap import (
 )
 from vrpcoder_verifier.sandbox.outcomes import failure_verdict
 from vrpcoder_verifier.sandbox.policy import SandboxPolicy
+from vrpcoder_verifier.sandbox.prefault import PageSpans, host_pid, written_spans
 from vrpcoder_verifier.sandbox.protocol import (
     SUPERVISOR_MESSAGE,
     FrameError,
     JobDone,
     JobHeader,
+    PageReport,
+    Probed,
     Ready,
     RunnerConfig,
     WorkerLimits,
@@ -253,6 +256,8 @@ class _Session:
     """A pidfd on the pid namespace's init (bubblewrap mode): it ends only once every process in
     the namespace has been killed and reaped."""
     jobs: int = 0
+    prefault_pages: int = 0
+    """What the supervisor's spares copy ahead of their jobs (see ``prefault``)."""
     closed: bool = field(default=False)
 
     def alive(self) -> bool:
@@ -352,6 +357,16 @@ def _namespace_init(info_fd: int, deadline: float) -> int:
         raise _StartFailed(f"the sandbox ended at once: {exc}") from exc
 
 
+def _probed_pages(root: int, namespace_pid: int) -> PageSpans:
+    """What the supervisor's page probe wrote, read from its /proc entries (the sandbox has no
+    /proc of its own); nothing if it cannot be read, which only costs the spares' head start."""
+    try:
+        pid = host_pid(root, namespace_pid)
+        return written_spans(pid) if pid is not None else PageSpans()
+    except (OSError, ValueError):
+        return PageSpans()
+
+
 def _start_session(policy: SandboxPolicy, sandboxed: bool, uid: int | None) -> _Session:
     job_r, job_w = os.pipe()
     result_r, result_w = os.pipe()
@@ -364,6 +379,7 @@ def _start_session(policy: SandboxPolicy, sandboxed: bool, uid: int | None) -> _
         isolated=sandboxed,
         drop_uid=uid,
         native_roots=python_roots(),
+        prefault=policy.prefault,
     )
     argv = [sys.executable, "-I", "-B", "-m", "vrpcoder_verifier.sandbox.runner", config.model_dump_json()]
     passed = (job_r, result_w, info_w) if sandboxed else (job_r, result_w)
@@ -403,6 +419,11 @@ def _start_session(policy: SandboxPolicy, sandboxed: bool, uid: int | None) -> _
             session.namespace_init = _namespace_init(info_r, deadline)
         frame = read_frame(result_r, MAX_ANSWER_BYTES, deadline=deadline)
         ready = SUPERVISOR_MESSAGE.validate_json(frame) if frame is not None else None
+        if isinstance(ready, Probed):
+            report = PageReport(pages=_probed_pages(process.pid, ready.pid))
+            _write_before(job_w, encode_frame(report.model_dump_json().encode()), deadline)
+            frame = read_frame(result_r, MAX_ANSWER_BYTES, deadline=deadline)
+            ready = SUPERVISOR_MESSAGE.validate_json(frame) if frame is not None else None
     except (TimeoutError, FrameError, ValidationError, OSError, _StartFailed) as exc:
         session.kill()
         raise _StartFailed(f"the sandbox did not start ({exc}): {session.stderr_tail()[-500:]}") from exc
@@ -412,6 +433,7 @@ def _start_session(policy: SandboxPolicy, sandboxed: bool, uid: int | None) -> _
     if not isinstance(ready, Ready):
         session.kill()
         raise _StartFailed(f"the sandbox did not start: {session.stderr_tail()[-500:] or 'no output'}")
+    session.prefault_pages = ready.prefault_pages
     return session
 
 
@@ -475,6 +497,12 @@ class SandboxExecutor:
                 with contextlib.suppress(_StartFailed):
                     future.result()
             self._harvest()
+
+    @property
+    def prefault_pages(self) -> tuple[int, ...]:
+        """Per started sandbox, how many pages its spares copy ahead of their jobs (0: none)."""
+        with self._lock:
+            return tuple(session.prefault_pages for session in self._ring)
 
     @property
     def sandbox_ids(self) -> tuple[int, ...]:

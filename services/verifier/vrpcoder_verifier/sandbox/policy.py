@@ -47,6 +47,10 @@ class SandboxPolicy(BaseModel):
     a fresh interpreter start-up, for every job). A sandbox is also replaced after any job that
     ended with a sandbox violation or an infrastructure fault (a timeout is a verdict like any
     other: every process of the job is killed and its files wiped all the same)."""
+    prefault: bool = True
+    """Spares copy, before their job arrives, the pages of the inherited heap a job writes (see
+    ``prefault``): the copying leaves the job's clock but still costs the same CPU, so it pays
+    where a core is idle while jobs run (fewer busy workers than cores)."""
     sandboxes: int = Field(default=2, ge=1)
     """Warm sandboxes an executor takes turns with. After a job, its sandbox still has to kill
     what the job left, wipe its scratch and fork the child for its next job; with two, that

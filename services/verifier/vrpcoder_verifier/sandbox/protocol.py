@@ -23,6 +23,8 @@ from vrpcoder.errors import VerificationError
 from vrpcoder.samples import Sample
 from vrpcoder.verification import Verdict, VerifyConfig
 
+from vrpcoder_verifier.sandbox.prefault import PageSpans
+
 _HEADER = struct.Struct(">I")
 MAX_JOB_FRAME = 256 * 1024 * 1024
 """Executor -> supervisor (the sample): our own data, capped only against our own bugs."""
@@ -59,6 +61,8 @@ class RunnerConfig(BaseModel):
     """Host root only: the unprivileged uid the supervisor switches to before anything else."""
     native_roots: tuple[str, ...]
     """Directories native extension modules may be loaded from (the interpreter's and venv's)."""
+    prefault: bool = True
+    """Learn the pages a job writes at start-up, and have every spare copy them ahead of its job."""
 
 
 class JobHeader(BaseModel):
@@ -77,12 +81,34 @@ class JobHeader(BaseModel):
     blind (to every descriptor, before the build is over) cannot carry it."""
 
 
+class Probed(BaseModel):
+    """Start-up, before ``Ready``: the page probe has run the canned job and waits to be read
+    (``prefault``); the executor answers with a ``PageReport`` on the job channel."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["probed"] = "probed"
+    pid: int
+    """The probe's pid inside the sandbox's pid namespace."""
+
+
+class PageReport(BaseModel):
+    """The executor's answer to ``Probed``: the pages the probe wrote (empty if they could not be read)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["pages"] = "pages"
+    pages: PageSpans = PageSpans()
+
+
 class Ready(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: Literal["ready"] = "ready"
     pid: int
     uid: int
+    prefault_pages: int = 0
+    """Pages each spare copies ahead of its job (0: none were learned)."""
 
 
 class JobDone(BaseModel):
@@ -99,8 +125,8 @@ class JobDone(BaseModel):
     """The child's CPU time where it was reaped before the verdict went out (abnormal ends)."""
 
 
-SupervisorMessage = Annotated[Ready | JobDone, Field(discriminator="kind")]
-SUPERVISOR_MESSAGE: TypeAdapter[Ready | JobDone] = TypeAdapter(SupervisorMessage)
+SupervisorMessage = Annotated[Probed | Ready | JobDone, Field(discriminator="kind")]
+SUPERVISOR_MESSAGE: TypeAdapter[Probed | Ready | JobDone] = TypeAdapter(SupervisorMessage)
 
 
 class Violation(BaseModel):

@@ -3,9 +3,10 @@
 Start-up (interpreter, ``import gurobipy``, its licence check, pydantic models, the integrity
 snapshot) is paid once per sandbox; each job then costs a ``fork``, and even that happens ahead
 of time: a spare child is forked and made ready while the previous job's verdict travels back,
-and waits for its job header. Everything loaded at start-up is moved out of the garbage
-collector's reach (``gc.freeze``), so a child's collections do not touch, and thereby copy, the
-whole inherited heap. The supervisor itself never runs candidate code. It is made non-dumpable,
+and waits for its job header, having copied meanwhile the pages of the inherited heap a job
+writes (learned once at start-up from a probe; see ``prefault``). Everything loaded at start-up
+is moved out of the garbage collector's reach (``gc.freeze``), so a child's collections do not
+touch, and thereby copy, the whole inherited heap. The supervisor itself never runs candidate code. It is made non-dumpable,
 so the candidate's process (same uid) can neither ptrace it nor read its memory, and it alone
 holds the pipe to the executor. Per job it
 
@@ -67,6 +68,8 @@ from vrpcoder_verifier.sandbox.protocol import (
     FrameError,
     JobDone,
     JobHeader,
+    PageReport,
+    Probed,
     Ready,
     RunnerConfig,
     Started,
@@ -75,8 +78,9 @@ from vrpcoder_verifier.sandbox.protocol import (
     read_frame,
     write_frame,
 )
-from vrpcoder_verifier.sandbox.rehearsal import Rehearsal, prepare_rehearsal
-from vrpcoder_verifier.sandbox.tripwire import Guard
+from vrpcoder_verifier.sandbox.prefault import PageSpans
+from vrpcoder_verifier.sandbox.rehearsal import Rehearsal, prepare_rehearsal, rehearse
+from vrpcoder_verifier.sandbox.tripwire import Guard, install_hook
 
 _PR_SET_DUMPABLE = 4
 _READ_CHUNK = 1 << 16
@@ -114,9 +118,13 @@ def drop_privileges(uid: int) -> None:
 
 def forbid_inspection() -> None:
     """Non-dumpable: processes of the same uid cannot ptrace us or open our /proc entries."""
+    _set_dumpable(False)
+
+
+def _set_dumpable(dumpable: bool) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+    if libc.prctl(_PR_SET_DUMPABLE, int(dumpable), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), f"prctl(PR_SET_DUMPABLE, {int(dumpable)}) failed")
 
 
 def warm_up_libraries() -> None:
@@ -517,10 +525,10 @@ class _Spare:
 
 
 class Supervisor:
-    def __init__(self, config: RunnerConfig, guard: Guard, rehearsal: Rehearsal | None = None) -> None:
+    def __init__(self, config: RunnerConfig, guard: Guard, pages: PageSpans | None = None) -> None:
         self.config = config
         self.guard = guard
-        self.rehearsal = rehearsal
+        self.pages = pages if pages is not None else PageSpans()
         self.scratch = Path(config.scratch)
         self.job_dir = self.scratch / "job"
         self._watch: _Watch | None = None
@@ -586,7 +594,7 @@ class Supervisor:
                     scratch=str(self.scratch),
                     isolated=self.config.isolated,
                     native_roots=self.config.native_roots,
-                    rehearsal=self.rehearsal,
+                    pages=self.pages,
                 )
                 await_job(channels, self.guard)
             finally:
@@ -712,9 +720,10 @@ def main(argv: list[str]) -> int:
     rehearsal = _canned_rehearsal()
     guard = Guard.take()
     gc.freeze()
-    supervisor = Supervisor(config, guard, rehearsal)
+    supervisor = Supervisor(config, guard, _probe_pages(config, rehearsal, guard))
     supervisor.prepare_spare()
-    write_frame(config.result_fd, Ready(pid=os.getpid(), uid=os.getuid()).model_dump_json().encode())
+    ready = Ready(pid=os.getpid(), uid=os.getuid(), prefault_pages=supervisor.pages.pages)
+    write_frame(config.result_fd, ready.model_dump_json().encode())
     while True:
         frame = read_frame(config.job_fd, MAX_JOB_FRAME)
         if frame is None:
@@ -728,12 +737,55 @@ def main(argv: list[str]) -> int:
 
 
 def _canned_rehearsal() -> Rehearsal | None:
-    """The spares' rehearsal material; without it (it could not be built) spares simply do not rehearse."""
+    """The probe's canned job (run once here too, which warms every lazily built cache the
+    children inherit); without it (it could not be built) spares simply copy nothing ahead."""
     try:
         return prepare_rehearsal()
     except Exception as exc:  # noqa: BLE001 - an optimisation only; say why on stderr, serve jobs anyway
-        print(f"sandbox: spares will not rehearse: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"sandbox: no canned job, spares will not copy pages ahead: {type(exc).__name__}: {exc}", file=sys.stderr)
         return None
+
+
+def _probe_pages(config: RunnerConfig, rehearsal: Rehearsal | None, guard: Guard) -> PageSpans:
+    """Learn which pages a job writes (see ``prefault``): fork a probe as a spare would be forked,
+    let it run the canned job with the tripwires in, and have the executor read its pagemap while
+    it waits. The probe makes itself dumpable for that (the supervisor's pagemap is root's), which
+    is safe: it runs only our own code and is gone before any spare exists."""
+    if rehearsal is None or not config.prefault:
+        return PageSpans()
+    ready_r, ready_w = os.pipe2(os.O_CLOEXEC)
+    release_r, release_w = os.pipe2(os.O_CLOEXEC)
+    pid = os.fork()
+    if pid == 0:
+        status = EXIT_CRASH
+        try:
+            for fd in (config.job_fd, config.result_fd, ready_r, release_w):
+                os.close(fd)
+            _set_dumpable(True)  # before the audit hook, which refuses ctypes calls
+            install_hook(lambda _detail: None, native_roots=config.native_roots, writable_roots=(config.scratch,))
+            if rehearse(rehearsal, guard).passed:
+                os.write(ready_w, b"1")
+                os.read(release_r, 1)
+                status = 0
+        except BaseException as exc:  # noqa: BLE001 - reported by the supervisor as "no head start"
+            print(f"sandbox: page probe: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        finally:
+            os._exit(status)
+    os.close(ready_w)
+    os.close(release_r)
+    try:
+        if os.read(ready_r, 1) != b"1":
+            print("sandbox: the page probe failed; spares will not copy pages ahead", file=sys.stderr)
+            return PageSpans()
+        write_frame(config.result_fd, Probed(pid=pid).model_dump_json().encode())
+        frame = read_frame(config.job_fd, MAX_JOB_FRAME)
+        if frame is None:
+            raise EOFError("the executor closed the job channel during start-up")
+        return PageReport.model_validate_json(frame).pages
+    finally:
+        os.close(ready_r)
+        os.close(release_w)
+        os.waitpid(pid, 0)
 
 
 def _serve(supervisor: Supervisor, result_fd: int, header_json: bytes) -> None:
