@@ -223,7 +223,7 @@ CASES: tuple[Case, ...] = (
          (("capacity", Family.CAPACITY), ("precedence", Family.PRECEDENCE), ("pairing", None))),
     Case("pdptw_3index_node_times_env.py", "PDPTW",
          "3-index; per-node starts + per-vehicle return; precedence by time; gp.Env(params=dict)",
-         (("time_window", Family.TIME_WINDOW), ("precedence", Family.PRECEDENCE), ("pairing", None))),
+         (("time_window", Family.TIME_WINDOW), ("precedence", Family.PRECEDENCE), ("pairing", Family.PAIRING))),
     Case("pdptw_2index_lazy_path_cuts.py", "PDPTW",
          "2-index; pairing and precedence only by lazy infeasible-path cuts in a callback; big-M windows",
          (("time_window", Family.TIME_WINDOW), ("precedence", Family.PRECEDENCE))),

@@ -46,10 +46,10 @@ def test_probe_families_come_from_the_variant_table(built: tuple[str, list[Sampl
     spec = get_variant(variant)
     for sample in samples:
         for probe in sample.probes[1:]:
-            assert probe.attacker in spec.attackers
+            assert probe.attacker in spec.enabled_attackers
             assert probe.family is ATTACKERS[probe.attacker].target
         if sample.kind != BASE_KIND:
-            assert ATTACKERS[spec.attackers[[a.value for a in spec.attackers].index(sample.kind)]].parametric
+            assert ATTACKERS[spec.enabled_attackers[[a.value for a in spec.enabled_attackers].index(sample.kind)]].parametric
 
 
 def test_gold_passes_its_own_sample_with_full_reward(built: tuple[str, list[Sample], object]) -> None:
@@ -83,6 +83,6 @@ def test_grid_gold_passes_all_probes_and_families_match_the_table(variant: str) 
     assert len(samples) >= 20
     assert disagreements == 0
     seen = {p.attacker for s in samples for p in s.probes[1:]}
-    assert seen == set(get_variant(variant).attackers)
+    assert seen == set(get_variant(variant).enabled_attackers)
     for sample in samples:
         assert verify(sample.gold_code, sample).passed

@@ -90,6 +90,26 @@ def test_enabled_attackers_row(name: str) -> None:
     assert {a.value for a in VARIANTS[name].attackers} == ENABLED_ATTACKERS[name]
 
 
+BEYOND_PAPER = {"PDPTW": {"split_pd_pair"}}
+"""The paper's PDPTW row attacks no pairing; its PDP and PDPSTW rows use split_pd_pair for it."""
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_attackers_beyond_the_paper_are_listed_apart(name: str) -> None:
+    variant = VARIANTS[name]
+    assert {a.value for a in variant.beyond_paper} == BEYOND_PAPER.get(name, set())
+    assert variant.enabled_attackers == (*variant.attackers, *variant.beyond_paper)
+    assert not set(variant.attackers) & set(variant.beyond_paper)
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_every_family_but_route_structure_is_attacked(name: str) -> None:
+    """A family no probe attacks lets a candidate that omits it keep its full reward. Route
+    structure (degrees, one departure per vehicle) is what every probe's routes already respect."""
+    variant = VARIANTS[name]
+    assert set(variant.families) - {Family.ROUTE_STRUCTURE} <= variant.attacked_families
+
+
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_every_attacked_family_is_encoded_by_the_variant(name: str) -> None:
     variant = VARIANTS[name]

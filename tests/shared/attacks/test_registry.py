@@ -114,7 +114,7 @@ def test_an_infeasible_s_plus_is_refused(cvrp: Case) -> None:
 
 def test_run_attacks_runs_the_variants_attackers_in_table_order(cvrp: Case) -> None:
     results = run_attacks(cvrp.instance, cvrp.plus, seed=2)
-    assert [r.attacker for r in results] == list(cvrp.instance.spec.attackers)
+    assert [r.attacker for r in results] == list(cvrp.instance.spec.enabled_attackers)
     assert results == run_attacks(cvrp.instance, cvrp.plus, seed=2)
 
 
@@ -138,7 +138,7 @@ def test_every_variant_on_every_profile_once(variant: str) -> None:
     for profile in applicable_profiles(variant):
         for star, plus in solver_free_plans(variant, profile, 0):
             results = run_attacks(star, plus, seed=0)
-            assert [r.attacker for r in results] == list(star.spec.attackers)
+            assert [r.attacker for r in results] == list(star.spec.enabled_attackers)
             for result in results:
                 assert_sound(star, plus, result)
             if profile in REGULAR_PROFILES:
@@ -161,6 +161,6 @@ def test_every_variant_over_all_its_profiles(variant: str) -> None:
                 assert_sound(star, plus, result)
                 made[result.attacker] += isinstance(result, Attack)
     base = BASE_PAIRS.get(variant, BASE_PAIR)
-    for attacker in VARIANTS[variant].attackers:
+    for attacker in VARIANTS[variant].enabled_attackers:
         share = made[attacker] / total
         assert share >= (0.8 if attacker in base else 0.6), f"{attacker.value}: {made[attacker]}/{total}"
