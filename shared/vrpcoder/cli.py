@@ -394,8 +394,10 @@ def verify_command(
             f"{verdict.reference_objective} -> DIFF {'pass' if verdict.diff else 'FAIL'}; reward {verdict.reward}"
         )
         for p in verdict.probes:
-            mark = "[green]pass[/]" if p.passed else "[red]FAIL[/]"
+            mark = "[dim]n/a[/]" if not p.judged else "[green]pass[/]" if p.passed else "[red]FAIL[/]"
             console.print(f"  {mark} {p.name} ({p.family.value if p.family else 'feasible probe'}): expected {p.label.value}, got {p.verdict.value}")
+        if verdict.routing_variable:
+            console.print(f"  routing variable: {verdict.routing_variable}")
         if verdict.error:
             console.print(f"  error {verdict.error.kind.value}: {verdict.error.detail}")
         console.print("[bold green]PASSED[/]" if verdict.passed else "[bold red]NOT PASSED[/]")

@@ -614,6 +614,9 @@ class InjVerdict(StrEnum):
     FEASIBLE = "feasible"
     INFEASIBLE = "infeasible"
     ERROR = "error"
+    UNJUDGEABLE = "unjudgeable"
+    """Not asked: the model's ``x`` has no vehicle index and a relabelling of the probe's routes
+    is feasible, so no correct model could answer with the label (see ``relabelling``)."""
 
 
 class InjResult(BaseModel):

@@ -325,7 +325,7 @@ def _failures(verdict: Verdict) -> list[str]:
     if not verdict.build:
         return ["build"]
     found = [] if verdict.diff else ["diff"]
-    return found + [p.name for p in verdict.probes if not p.passed]
+    return found + [p.name for p in verdict.probes if p.judged and not p.passed]
 
 
 def run_mutants(

@@ -17,7 +17,8 @@ from vrpcoder.candidate import BuiltCandidate, build_candidate, model_outcome
 from vrpcoder.errors import ErrorKind, VerificationError, VerificationFailure
 from vrpcoder.families import Family
 from vrpcoder.injection import InjVerdict, NodeMap, inject, match_routing_variable
-from vrpcoder.probes import Label
+from vrpcoder.probes import Label, Probe
+from vrpcoder.relabelling import judgeable_by_arcs
 from vrpcoder.samples import Sample
 
 
@@ -53,6 +54,12 @@ class ProbeResult(BaseModel):
     seconds: float
     error: VerificationError | None = None
 
+    @property
+    def judged(self) -> bool:
+        """False for a probe the candidate's model could not be asked about (``UNJUDGEABLE``): it
+        counts neither for nor against the candidate."""
+        return self.verdict is not InjVerdict.UNJUDGEABLE
+
 
 class Verdict(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -69,7 +76,8 @@ class Verdict(BaseModel):
     """None only for infrastructure faults (TRL's "no reward"), never a silent zero."""
     error: VerificationError | None
     routing_variable: str | None = None
-    """How ``x`` was matched when not by its Gurobi names ``x[...]`` (spec: say so in the verdict)."""
+    """How ``x`` was matched when not by its Gurobi names ``x[...]``, and which probes it could not
+    be asked about (spec: say so in the verdict)."""
     build_seconds: float = 0.0
     probe_seconds: float = 0.0
 
@@ -79,8 +87,27 @@ class Verdict(BaseModel):
 
 
 def passed_fraction(probes: Sequence[ProbeResult]) -> float:
-    """Share of probes whose INJ verdict equals their label (0 when there are none)."""
-    return sum(p.passed for p in probes) / len(probes) if probes else 0.0
+    """Share of the judged probes whose INJ verdict equals their label (0 when none was judged)."""
+    judged = [p for p in probes if p.judged]
+    return sum(p.passed for p in judged) / len(judged) if judged else 0.0
+
+
+def all_passed(diff: bool, probes: Sequence[ProbeResult]) -> bool:
+    """DIFF holds, some probe was judged, and every judged probe passed."""
+    judged = [p for p in probes if p.judged]
+    return diff and bool(judged) and all(p.passed for p in judged)
+
+
+_UNJUDGEABLE_NOTE = (
+    "x has no vehicle index: probes that break a rule only for the vehicles their routes are on "
+    "were not judged (a relabelling of their routes is feasible)"
+)
+
+
+def _unjudgeable(probe: Probe) -> ProbeResult:
+    return ProbeResult(
+        name=probe.name, family=probe.family, label=probe.label, verdict=InjVerdict.UNJUDGEABLE, passed=False, seconds=0.0
+    )
 
 
 def reward(build: bool, diff: bool, inj_fraction: float, weights: RewardWeights) -> float:
@@ -137,6 +164,9 @@ def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig) ->
         ]
     else:
         for probe in sample.probes:
+            if xvar.dims == 2 and not judgeable_by_arcs(instance, probe):
+                probes.append(_unjudgeable(probe))
+                continue
             result = inject(built, instance, probe, xvar=xvar, node_map=node_map, time_limit=config.time_limit, threads=config.threads)
             expected = InjVerdict.FEASIBLE if probe.label is Label.FEASIBLE else InjVerdict.INFEASIBLE
             probes.append(
@@ -152,6 +182,8 @@ def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig) ->
             )
             if error is None and result.error is not None:
                 error = result.error
+    if not all(p.judged for p in probes):
+        routing_note = _UNJUDGEABLE_NOTE if routing_note is None else f"{routing_note}; {_UNJUDGEABLE_NOTE}"
     inj_fraction = passed_fraction(probes)
     infrastructure = error is not None and not error.kind.is_candidate_fault
     return Verdict(
@@ -162,7 +194,7 @@ def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig) ->
         reference_objective=sample.reference_objective,
         diff=diff,
         probes=tuple(probes),
-        passed=diff and bool(probes) and all(p.passed for p in probes),
+        passed=all_passed(diff, probes),
         reward=None if infrastructure else reward(True, diff, inj_fraction, config.weights),
         error=error,
         routing_variable=routing_note,

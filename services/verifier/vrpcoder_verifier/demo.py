@@ -111,7 +111,7 @@ def _row(variant: str, name: str, kind: str, equivalent: bool, results: list[Ver
             caught.append("build")
         elif not verdict.diff:
             caught.append("diff")
-        caught += [p.name for p in verdict.probes if not p.passed]
+        caught += [p.name for p in verdict.probes if p.judged and not p.passed]
     base = results[0].verdict
     return DemoRow(
         variant=variant,

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import pytest
 from vrpcoder.errors import ErrorKind
+from vrpcoder.injection import InjVerdict
 from vrpcoder.samples import Sample
 from vrpcoder.verification import Verdict, VerifyConfig, verify
 from vrpcoder_verifier.sandbox.outcomes import (
@@ -101,6 +102,9 @@ FORGERIES: list[tuple[str, Forgery]] = [
     ("inflated reward", lambda v: v.model_copy(update={"reward": 1.0, "diff": False, "passed": False,
                                                       "objective": v.reference_objective + 50.0})),
     ("infinite objective", lambda v: v.model_copy(update={"objective": float("inf")})),
+    ("a failed probe called unjudgeable", lambda v: v.model_copy(
+        update={"probes": (*v.probes[:-1], v.probes[-1].model_copy(update={"verdict": InjVerdict.UNJUDGEABLE, "passed": False}))}
+    )),
 ]
 
 

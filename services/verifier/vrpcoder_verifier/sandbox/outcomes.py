@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from vrpcoder.errors import ErrorKind, VerificationError
+from vrpcoder.relabelling import judgeable_by_arcs
 from vrpcoder.samples import Sample
-from vrpcoder.verification import Verdict, VerifyConfig, failed_verdict, reward
+from vrpcoder.verification import Verdict, VerifyConfig, all_passed, failed_verdict, reward
 
 EXIT_OUT_OF_MEMORY = 86
 """The candidate's process ran out of memory while reporting (RLIMIT_AS)."""
@@ -68,7 +69,10 @@ def verdict_inconsistency(verdict: Verdict, sample: Sample, config: VerifyConfig
     )
     if verdict.diff != within:
         return "DIFF does not follow from the objective"
-    if verdict.passed != (verdict.diff and bool(verdict.probes) and all(p.passed for p in verdict.probes)):
+    for result, probe in zip(verdict.probes, sample.probes, strict=True):
+        if not result.judged and (result.passed or judgeable_by_arcs(sample.instance, probe)):
+            return f"probe {probe.name} reported unjudgeable, but its label holds under every relabelling"
+    if verdict.passed != all_passed(verdict.diff, verdict.probes):
         return "passed does not follow from DIFF and the probes"
     infrastructure = verdict.error is not None and not verdict.error.kind.is_candidate_fault
     if infrastructure:
