@@ -746,10 +746,14 @@ def inject(
     xvar: RoutingVariable | None = None,
     node_map: NodeMap | None = None,
     callback: Callback | None = None,
+    encoding: Encoding | None = None,
     time_limit: float = 60.0,
     threads: int | None = 1,
 ) -> InjResult:
     """INJ(C, I, s): is the probe feasible under the candidate's model?
+
+    ``encoding`` defaults to the paper's for the probe's label (``choose_encoding``); the
+    verifier's control query asks the feasible probe under the violating probes' encoding.
 
     ``callback`` defaults to the one captured while the candidate built its model; pass the bare
     ``gp.Model`` to judge without any callback. The model is restored (constraints, objective,
@@ -778,7 +782,7 @@ def inject(
         model.Params.TimeLimit = time_limit
         model.Params.SolutionLimit = 1
         apply_caps(model, time_limit=None, threads=threads)
-        encode_probe(model, xvar, instance, probe, choose_encoding(instance.spec, probe.label), node_map)
+        encode_probe(model, xvar, instance, probe, encoding or choose_encoding(instance.spec, probe.label), node_map)
         return _solve(model, guarded, started)
     except VerificationFailure as failure:
         return _error(failure.error.kind, failure.error.detail, "not_solved", started)

@@ -8,16 +8,18 @@ variable, ...) scores what it earned; an ``infrastructure`` fault is ours and ca
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from vrpcoder.candidate import BuiltCandidate, build_candidate, model_outcome
 from vrpcoder.errors import ErrorKind, VerificationError, VerificationFailure
 from vrpcoder.families import Family
-from vrpcoder.injection import InjVerdict, NodeMap, inject, match_routing_variable
-from vrpcoder.probes import Label, Probe
+from vrpcoder.injection import InjResult, InjVerdict, NodeMap, RoutingVariable, inject, match_routing_variable
+from vrpcoder.probes import Encoding, Label, Probe, choose_encoding
 from vrpcoder.relabelling import judgeable_by_arcs
 from vrpcoder.samples import Sample
 
@@ -53,6 +55,9 @@ class ProbeResult(BaseModel):
     passed: bool
     seconds: float
     error: VerificationError | None = None
+    control: InjVerdict | None = None
+    """The feasible probe only: its answer when asked again under the violating probes' encoding,
+    at a random point among them (``passed`` needs both answers right; see ``_query_plan``)."""
 
     @property
     def judged(self) -> bool:
@@ -102,6 +107,72 @@ _UNJUDGEABLE_NOTE = (
     "x has no vehicle index: probes that break a rule only for the vehicles their routes are on "
     "were not judged (a relabelling of their routes is feasible)"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class _Query:
+    """One INJ call: a probe, under its own encoding or (the control) under another."""
+
+    index: int
+    encoding: Encoding | None = None
+
+
+def _query_plan(sample: Sample, askable: Sequence[int]) -> list[_Query]:
+    """The INJ calls in a random order, the feasible probe asked twice.
+
+    The candidate's callbacks run inside every INJ call and can read the model, injected rows
+    included. A callback that answered "infeasible" to whatever looks like a violating probe
+    (the vehicle-binding rows of its encoding, or every call after the first) would pass every
+    probe whatever its model lacks. So the feasible probe is asked once more under the violating
+    probes' encoding (the control: a correct model accepts it too), and the calls come in an order
+    drawn afresh for every verification, so neither the rows nor the position tell a callback
+    which answer is expected.
+    """
+    queries = [_Query(i) for i in askable]
+    plus = [i for i in askable if sample.probes[i].label is Label.FEASIBLE]
+    if plus and any(sample.probes[i].label is Label.INFEASIBLE for i in askable):
+        queries.append(_Query(plus[0], choose_encoding(sample.instance.spec, Label.INFEASIBLE)))
+    _ORDER.shuffle(queries)
+    return queries
+
+
+_ORDER = random.SystemRandom()
+"""Not seeded from anything a candidate can see."""
+
+
+def _judge_probes(
+    built: BuiltCandidate, sample: Sample, xvar: RoutingVariable, node_map: NodeMap, config: VerifyConfig
+) -> list[ProbeResult]:
+    """INJ on every probe the matched ``x`` can be asked about, in sample order."""
+    instance = sample.instance
+    askable = [i for i, p in enumerate(sample.probes) if xvar.dims == 3 or judgeable_by_arcs(instance, p)]
+    answers: dict[int, InjResult] = {}
+    controls: dict[int, InjResult] = {}
+    for query in _query_plan(sample, askable):
+        result = inject(
+            built, instance, sample.probes[query.index], xvar=xvar, node_map=node_map, encoding=query.encoding,
+            time_limit=config.time_limit, threads=config.threads,
+        )
+        (answers if query.encoding is None else controls)[query.index] = result
+    return [
+        _probe_result(probe, answers[i], controls.get(i)) if i in answers else _unjudgeable(probe)
+        for i, probe in enumerate(sample.probes)
+    ]
+
+
+def _probe_result(probe: Probe, answer: InjResult, control: InjResult | None) -> ProbeResult:
+    expected = InjVerdict.FEASIBLE if probe.label is Label.FEASIBLE else InjVerdict.INFEASIBLE
+    passed = answer.verdict is expected and (control is None or control.verdict is expected)
+    return ProbeResult(
+        name=probe.name,
+        family=probe.family,
+        label=probe.label,
+        verdict=answer.verdict,
+        control=control.verdict if control is not None else None,
+        passed=passed,
+        seconds=answer.seconds + (control.seconds if control is not None else 0.0),
+        error=answer.error or (control.error if control is not None else None),
+    )
 
 
 def _unjudgeable(probe: Probe) -> ProbeResult:
@@ -163,25 +234,8 @@ def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig) ->
             for p in sample.probes
         ]
     else:
-        for probe in sample.probes:
-            if xvar.dims == 2 and not judgeable_by_arcs(instance, probe):
-                probes.append(_unjudgeable(probe))
-                continue
-            result = inject(built, instance, probe, xvar=xvar, node_map=node_map, time_limit=config.time_limit, threads=config.threads)
-            expected = InjVerdict.FEASIBLE if probe.label is Label.FEASIBLE else InjVerdict.INFEASIBLE
-            probes.append(
-                ProbeResult(
-                    name=probe.name,
-                    family=probe.family,
-                    label=probe.label,
-                    verdict=result.verdict,
-                    passed=result.verdict is expected,
-                    seconds=result.seconds,
-                    error=result.error,
-                )
-            )
-            if error is None and result.error is not None:
-                error = result.error
+        probes = _judge_probes(built, sample, xvar, node_map, config)
+        error = error or next((p.error for p in probes if p.error is not None), None)
     if not all(p.judged for p in probes):
         routing_note = _UNJUDGEABLE_NOTE if routing_note is None else f"{routing_note}; {_UNJUDGEABLE_NOTE}"
     inj_fraction = passed_fraction(probes)

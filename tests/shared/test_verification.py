@@ -219,6 +219,46 @@ def test_buggy_formulation_fails_exactly_the_probe_of_its_dropped_family(
         assert exposed, f"no sample of {variant} p{profile} s{seed} carries a probe for {mutation.value}"
 
 
+CHEAT = '''
+
+def _reject_binding_queries(model, where):
+    """Cheat: answer "infeasible" to every INJ query that carries vehicle-binding rows (the
+    violating probes' encoding), whatever the model lacks."""
+    if where == GRB.Callback.MIPSOL and any("bind" in c.ConstrName for c in model.getConstrs()):
+        model.cbLazy(model.getVars()[0] >= 2)
+'''
+
+
+def _with_cheat(code: str) -> str:
+    assert code.count("    m.optimize()\n") == 1
+    code = code.replace("    m.optimize()\n", "    m.Params.LazyConstraints = 1\n    m.optimize(_reject_binding_queries)\n")
+    return code + CHEAT
+
+
+def test_a_callback_that_refuses_the_violating_probes_encoding_fails_the_control() -> None:
+    """The feasible probe is asked again under the violating probes' encoding, at a random point
+    among them: a callback that refuses that encoding refuses the control too, so the omission
+    it hid still costs the feasible probe (and the run cannot pass)."""
+    sample = next(s for s in grid_samples("CVRP", 1, 0) if any(p.family is Family.CAPACITY for p in s.probes))
+    honest = verify(cvrp_three_index_dfj_or_mtz_variant(sample.instance, Mutation.NO_CAPACITY), sample)
+    cheat = verify(_with_cheat(cvrp_three_index_dfj_or_mtz_variant(sample.instance, Mutation.NO_CAPACITY)), sample)
+    assert {p.name for p in honest.probes if not p.passed} == {p.name for p in sample.probes if p.family is Family.CAPACITY}
+    assert all(p.passed for p in cheat.probes if p.label is Label.INFEASIBLE)
+    plus = next(p for p in cheat.probes if p.label is Label.FEASIBLE)
+    assert plus.verdict is InjVerdict.FEASIBLE and plus.control is InjVerdict.INFEASIBLE and not plus.passed
+    assert not cheat.passed and cheat.reward is not None and cheat.reward < 1.0
+    correct = verify(_with_cheat(cvrp_three_index_dfj_or_mtz_variant(sample.instance)), sample)
+    assert not correct.passed, "the cheat costs even a correct model its feasible probe"
+
+
+def test_a_correct_model_accepts_the_control() -> None:
+    sample = base_sample("CVRP")
+    verdict = verify(cvrp_three_index_dfj_or_mtz_variant(sample.instance), sample)
+    plus = next(p for p in verdict.probes if p.label is Label.FEASIBLE)
+    assert verdict.passed and plus.control is InjVerdict.FEASIBLE
+    assert all(p.control is None for p in verdict.probes if p.label is Label.INFEASIBLE)
+
+
 def test_spurious_rule_is_exposed_on_the_quick_points() -> None:
     """Guards the table above: the spurious rule must actually meet an s+ it cuts off."""
     plus = [probe_of(base_sample(v, *point), None) for v in ("TSP", "CVRP") for point in QUICK_POINTS]

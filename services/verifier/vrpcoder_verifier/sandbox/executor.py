@@ -54,8 +54,13 @@ the candidate built, so candidate code and the verifier share one interpreter. W
   callback, a finaliser or an object the verifier reads); swapping ``__code__``/``__defaults__``
   of the verifier's functions and adding audit hooks are refused; the candidate's stream objects
   are flushed before the final check, never after it.
+* The candidate's callbacks run inside every INJ query and can read the injected rows. The
+  queries come in an order drawn afresh per verification, and the feasible probe is asked again
+  under the violating probes' encoding (``verification._query_plan``): a callback that refuses
+  whatever looks like a violating probe refuses that control too and loses the feasible probe.
 
-What remains possible for a candidate that knows this code: walking interpreter frames
+What remains possible for a candidate that knows this code: a callback that accepts only the arcs
+of its own optimum (right whenever the feasible probe is that optimum); walking interpreter frames
 (``sys._getframe().f_back`` is not audited) to read the verifier's locals (the job token
 included) or rebind them. Closing that needs INJ out of the candidate's process (its model
 exported, its callbacks lost) -- a change of the verifier's semantics, not of the sandbox.
