@@ -9,7 +9,7 @@ that is what container platforms and the local stack hand out.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -75,7 +75,10 @@ class Settings(BaseSettings):
     sandbox_cpu_seconds: int = Field(default=600, ge=1)
     sandbox_memory_mb: int = Field(default=4096, ge=64)
     sandboxes: int = Field(default=2, ge=1)
-    """Warm sandboxes per worker, taking jobs in turn (see ``SandboxPolicy.sandboxes``)."""
+    """Warm sandboxes per worker (see ``SandboxPolicy.sandboxes``)."""
+    head_start: Literal["auto", "always", "never"] = "auto"
+    """Give the next job a head start in the other sandbox: "auto" while the host leaves a core
+    idle, "always", or "never" (see ``SandboxPolicy.head_start``)."""
 
     redis_timeout_seconds: float = Field(default=2.0, gt=0.0)
     check_licence: bool = True

@@ -102,7 +102,8 @@ def test_output_is_captured_and_truncated_without_an_error(executor: SandboxExec
     assert record.output_bytes >= 10 * count and record.output_truncated
 
 
-RING = SMALL.model_copy(update={"sandboxes": 2})
+RING = SMALL.model_copy(update={"sandboxes": 2, "head_start": "always"})
+"""Two sandboxes, every job with a head start: jobs alternate between them."""
 
 
 def _alive(pid: int) -> bool:
@@ -117,11 +118,22 @@ def _alive(pid: int) -> bool:
 def test_jobs_take_turns_between_the_sandboxes(cvrp: Sample) -> None:
     with SandboxExecutor(RING) as running:
         running.warm_up()
-        first, second = running.sandbox_ids
+        started = set(running.sandbox_ids)
         records = [running.execute(cvrp.gold_code, cvrp, CONFIG) for _ in range(4)]
-    assert first != second
+    first, second = records[0].sandbox, records[1].sandbox
+    assert len(started) == 2 and {first, second} == started
     assert [r.sandbox for r in records] == [first, second, first, second]
     assert [r.warm for r in records] == [False, False, True, True]
+    assert all(r.verdict.passed for r in records)
+
+
+@requires_bwrap
+def test_without_a_head_start_jobs_stay_in_one_sandbox(cvrp: Sample) -> None:
+    with SandboxExecutor(RING.model_copy(update={"head_start": "never"})) as running:
+        running.warm_up()
+        first = running.sandbox_ids[0]
+        records = [running.execute(cvrp.gold_code, cvrp, CONFIG) for _ in range(3)]
+    assert [r.sandbox for r in records] == [first] * 3
     assert all(r.verdict.passed for r in records)
 
 
@@ -131,9 +143,10 @@ def test_a_sandbox_killed_by_its_job_is_replaced_and_the_other_keeps_serving(
 ) -> None:
     with SandboxExecutor(RING) as running:
         running.warm_up()
-        victim, other = running.sandbox_ids
+        started = set(running.sandbox_ids)
         killed = running.execute(hostile_code("kill_parent"), cvrp, CONFIG)
-        assert killed.sandbox == victim
+        victim = killed.sandbox
+        (other,) = started - {victim}
         assert killed.verdict.error is not None and killed.verdict.error.kind is ErrorKind.SANDBOX_VIOLATION
         after = [running.execute(cvrp.gold_code, cvrp, CONFIG) for _ in range(3)]
         running.warm_up()

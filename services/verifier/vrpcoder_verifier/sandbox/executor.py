@@ -75,12 +75,14 @@ executor's jobs, and two executors of different processes sharing a uid by (unli
 share one budget. Unsandboxed (``allow_unsandboxed`` and no bubblewrap) there is no NPROC limit at
 all: the count would be the service user's processes on the whole host.
 
-Warm sandboxes: an executor keeps ``policy.sandboxes`` sandboxes and gives jobs to them in turn,
-so that a sandbox's work after a job (killing what the job left, wiping the scratch, forking the
-next child) overlaps the next job, which runs in the other sandbox. One sandbox serves
+Warm sandboxes: an executor keeps ``policy.sandboxes`` sandboxes. Each serves
 ``policy.warm_jobs`` jobs (each in a freshly forked child, with the sweep and scratch wipe in
 between), then is replaced; a replacement is started in the background as soon as one is retired,
-and jobs go to the sandboxes that are ready meanwhile. One executor runs one job at a time; run one
+and jobs go to the sandboxes that are ready meanwhile. While the host leaves a core idle, the next
+job gets a head start (``policy.head_start``; ``load``): it goes to the other sandbox while the one
+that served the last job cleans up, and the spare it was forked with has copied its pages ahead.
+With every core busy, jobs stay in one sandbox and pay their own page copies, which costs less CPU.
+One executor runs one job at a time; run one
 executor per concurrent job slot. Create the executor in the process (and keep it alive in the
 thread pool) that uses it: the sandboxes are tied to a dedicated spawner thread
 (``--die-with-parent`` follows the *thread* that started bubblewrap), and after a ``fork`` the
@@ -125,6 +127,7 @@ from vrpcoder_verifier.sandbox.bwrap import (
     sandbox_env,
 )
 from vrpcoder_verifier.sandbox.outcomes import failure_verdict
+from vrpcoder_verifier.sandbox.load import SpareCoreWatch
 from vrpcoder_verifier.sandbox.policy import SandboxPolicy
 from vrpcoder_verifier.sandbox.prefault import PageSpans, host_pid, written_spans
 from vrpcoder_verifier.sandbox.protocol import (
@@ -469,9 +472,10 @@ class SandboxExecutor:
         self._spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spawner")
         self._uid = uid_for_executor() if self._sandboxed and _running_as_root() else None
         self._ring: deque[_Session] = deque()
-        """Started sandboxes; the front one gets the next job, then goes to the back."""
+        """Started sandboxes, the one that served the last job in front."""
         self._starting: list[Future[_Session]] = []
         self._in_use: _Session | None = None
+        self._cores = SpareCoreWatch()
         self._closed = False
 
     @property
@@ -511,7 +515,7 @@ class SandboxExecutor:
 
     @property
     def sandbox_ids(self) -> tuple[int, ...]:
-        """The started sandboxes (bubblewrap process ids), the one for the next job first."""
+        """The started sandboxes (bubblewrap process ids), the one that served the last job first."""
         with self._lock:
             return tuple(session.process.pid for session in self._ring)
 
@@ -575,8 +579,14 @@ class SandboxExecutor:
             with contextlib.suppress(_StartFailed):
                 self._ring.append(future.result())
 
-    def _acquire(self) -> tuple[_Session, bool]:
-        """The sandbox for the next job: the front of the ring, else the first one to finish starting."""
+    def _head_start(self) -> bool:
+        mode = self.policy.head_start
+        return mode == "always" or (mode == "auto" and self._cores.spare_core())
+
+    def _acquire(self, *, head_start: bool = False) -> tuple[_Session, bool]:
+        """The sandbox for the next job: the one that served the last job (the front of the ring),
+        or with a head start the next one, which is not busy cleaning up after it; else the first
+        sandbox to finish starting."""
         self._harvest()
         while self._ring and not self._ring[0].alive():
             self._ring.popleft().kill()
@@ -584,14 +594,11 @@ class SandboxExecutor:
         if not self._ring:
             future = self._starting.pop(0)
             self._ring.append(future.result())
+        if head_start and len(self._ring) > 1:
+            self._ring.rotate(-1)
         session = self._ring[0]
         self._in_use = session
         return session, session.jobs > 0
-
-    def _rotate(self, session: _Session) -> None:
-        """The next job goes to another sandbox while this one cleans up after the job."""
-        if self._ring and self._ring[0] is session:
-            self._ring.rotate(-1)
 
     def _retire(self, session: _Session | None, *, graceful: bool = False) -> None:
         """Take ``session`` out of the ring for good, and start its replacement."""
@@ -622,8 +629,9 @@ class SandboxExecutor:
         )
 
     def _execute(self, code: str, sample: Sample, config: VerifyConfig, started: float) -> ExecutionRecord:
+        head_start = self._head_start()
         try:
-            session, warm = self._acquire()
+            session, warm = self._acquire(head_start=head_start)
         except _StartFailed as exc:
             return self._record(failure_verdict(sample, ErrorKind.INFRASTRUCTURE, str(exc)), started, warm=False)
         policy = self.policy
@@ -642,6 +650,7 @@ class SandboxExecutor:
             max_output_bytes=policy.max_output_bytes,
             output_flood_bytes=policy.output_flood_bytes,
             token=secrets.token_hex(16),
+            prefault_next=head_start,
         )
         deadline = time.monotonic() + policy.wall_seconds + ANSWER_GRACE_SECONDS
         payload = encode_frame(header.model_dump_json().encode()) + encode_frame(
@@ -669,8 +678,6 @@ class SandboxExecutor:
             self._retire(session)
         elif session.jobs >= policy.warm_jobs:
             self._retire(session, graceful=True)
-        else:
-            self._rotate(session)
         return self._record(done.verdict, started, warm=warm, done=done, session=session)
 
     @staticmethod

@@ -8,7 +8,11 @@ a job that is already running.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
+
+HeadStart = Literal["auto", "always", "never"]
 
 OUTPUT_FLOOD_FACTOR = 64
 """Output beyond ``max_output_kb`` is discarded; output beyond this multiple of it ends the job."""
@@ -48,16 +52,19 @@ class SandboxPolicy(BaseModel):
     ended with a sandbox violation or an infrastructure fault (a timeout is a verdict like any
     other: every process of the job is killed and its files wiped all the same)."""
     prefault: bool = True
-    """Spares copy, before their job arrives, the pages of the inherited heap a job writes (see
-    ``prefault``): the copying leaves the job's clock but still costs the same CPU, so it pays
-    where a core is idle while jobs run (fewer busy workers than cores)."""
+    """Learn at start-up which pages of the inherited heap a job writes (see ``prefault``), so a
+    spare with a head start can copy them before its job arrives."""
     sandboxes: int = Field(default=2, ge=1)
-    """Warm sandboxes an executor takes turns with. After a job, its sandbox still has to kill
-    what the job left, wipe its scratch and fork the child for its next job; with two, that
-    happens on another core while the next job already runs in the other sandbox, instead of on
-    the next job's clock. Each sandbox is a bubblewrap instance of its own (own pid, network and
-    mount namespaces, own scratch): a job in one can neither see nor signal the other. The price
-    is one more warm interpreter per executor (about 65 MB resident, half of it its own)."""
+    """Warm sandboxes an executor keeps. Each is a bubblewrap instance of its own (own pid, network
+    and mount namespaces, own scratch): a job in one can neither see nor signal the other. The
+    second costs one more warm interpreter (about 65 MB resident, half of it its own) and is what
+    a head start uses."""
+    head_start: HeadStart = "auto"
+    """Whether the next job gets a head start: it goes to the other sandbox while the one that
+    served the last job kills its leftovers, wipes its scratch and forks its next child, and that
+    child copies its pages ahead (``prefault``). Both move work off the job's clock onto another
+    core and cost CPU of their own, so "auto" takes a head start only while the host leaves a core
+    idle (``load``)."""
 
     @property
     def max_output_bytes(self) -> int:

@@ -79,6 +79,8 @@ class JobHeader(BaseModel):
     token: str = ""
     """A secret of this job, carried by every report that decides its verdict: a report written
     blind (to every descriptor, before the build is over) cannot carry it."""
+    prefault_next: bool = False
+    """Whether the spare forked after this job copies its pages ahead (a head start; see ``load``)."""
 
 
 class Probed(BaseModel):

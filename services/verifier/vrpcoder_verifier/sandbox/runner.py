@@ -535,6 +535,8 @@ class Supervisor:
         self._child: int | None = None
         self._open_fds: list[int] = []
         self._spare: _Spare | None = None
+        self._populate_next = True
+        """Whether the next spare copies its pages ahead (the last job's header says)."""
         self._zombies: list[int] = []
         """Children killed after their verdict went out and not yet reaped."""
         self._scratch_device = os.lstat(self.scratch).st_dev
@@ -575,7 +577,7 @@ class Supervisor:
         if left:
             raise RuntimeError(f"the scratch directory could not be wiped ({len(left)} entries left); replacing the sandbox")
 
-    def _fork_spare(self) -> _Spare:
+    def _fork_spare(self, *, populate: bool = True) -> _Spare:
         header_r, header_w = os.pipe2(os.O_CLOEXEC)
         report_r, report_w = os.pipe2(os.O_CLOEXEC)
         sample_r, sample_w = os.pipe2(os.O_CLOEXEC)
@@ -594,7 +596,7 @@ class Supervisor:
                     scratch=str(self.scratch),
                     isolated=self.config.isolated,
                     native_roots=self.config.native_roots,
-                    pages=self.pages,
+                    pages=self.pages if populate else PageSpans(),
                 )
                 await_job(channels, self.guard)
             finally:
@@ -603,9 +605,9 @@ class Supervisor:
             os.close(fd)
         return _Spare(pid=pid, header_fd=header_w, report_fd=report_r, sample_fd=sample_w, output_fd=output_r)
 
-    def prepare_spare(self) -> None:
+    def prepare_spare(self, *, populate: bool = True) -> None:
         if self._spare is None:
-            self._spare = self._fork_spare()
+            self._spare = self._fork_spare(populate=populate)
 
     def _discard_spare(self) -> None:
         spare, self._spare = self._spare, None
@@ -638,6 +640,7 @@ class Supervisor:
     def run(self, header_json: bytes) -> JobDone:
         """One job up to its verdict; ``finish_job`` must follow (after the verdict is sent)."""
         header = JobHeader.model_validate_json(header_json)
+        self._populate_next = header.prefault_next
         self._reap_zombies()
         self._wipe_scratch()
         self.job_dir.mkdir(mode=0o700)
@@ -687,7 +690,7 @@ class Supervisor:
         self._wipe_scratch()
         self._check_scratch_clean()
         gc.collect()
-        self.prepare_spare()
+        self.prepare_spare(populate=self._populate_next)
         self._reap_zombies()
 
     def _release_job(self) -> None:
