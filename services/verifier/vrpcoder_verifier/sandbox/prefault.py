@@ -10,9 +10,10 @@ job. The set barely depends on the job, so it is learned once per sandbox:
    (``rehearsal``) and then waits;
 2. the executor, outside the sandbox (which has no /proc), reads which pages the probe holds alone
    (``written_spans``: present and exclusively mapped in its pagemap) and sends the list back;
-3. every spare copies those pages (``populate``, ``MADV_POPULATE_WRITE``) before it waits for its
-   job. The copying costs about what the faults would have; it happens while the spare is idle
-   (with two sandboxes taking turns, on another core during the previous job), not during the job.
+3. a spare given a head start (``load``) copies those pages (``populate``,
+   ``MADV_POPULATE_WRITE``) before it waits for its job. The copying costs about what the faults
+   would have; it happens while the spare is idle, on a core the host left idle, not on the job's
+   clock.
 
 Everything here is an optimisation only: a kernel without ``MADV_POPULATE_WRITE`` (before 5.14), a
 pagemap the executor may not read, or a probe that fails leaves the list empty and the spares as

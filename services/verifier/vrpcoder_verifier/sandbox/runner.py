@@ -3,11 +3,12 @@
 Start-up (interpreter, ``import gurobipy``, its licence check, pydantic models, the integrity
 snapshot) is paid once per sandbox; each job then costs a ``fork``, and even that happens ahead
 of time: a spare child is forked and made ready while the previous job's verdict travels back,
-and waits for its job header, having copied meanwhile the pages of the inherited heap a job
-writes (learned once at start-up from a probe; see ``prefault``). Everything loaded at start-up
-is moved out of the garbage collector's reach (``gc.freeze``), so a child's collections do not
-touch, and thereby copy, the whole inherited heap. The supervisor itself never runs candidate code. It is made non-dumpable,
-so the candidate's process (same uid) can neither ptrace it nor read its memory, and it alone
+and waits for its job header, having copied meanwhile (when the executor gives it a head start)
+the pages of the inherited heap a job writes, learned once at start-up from a probe (see
+``prefault``). Everything loaded at start-up is moved out of the garbage collector's reach
+(``gc.freeze``), so a child's collections do not touch, and thereby copy, the whole inherited
+heap. The supervisor itself never runs candidate code. It is made non-dumpable, so the
+candidate's process (same uid) can neither ptrace it nor read its memory, and it alone
 holds the pipe to the executor. Per job it
 
 1. hands the header to the spare child (limits, tripwires, build; see ``child``) and only then
