@@ -321,7 +321,9 @@ class MutantReport(BaseModel):
     """No verifier can kill it on this instance (see ``is_equivalent``)."""
 
 
-def _failures(verdict: Verdict) -> list[str]:
+def failures(verdict: Verdict) -> list[str]:
+    """What in a verdict tells a wrong candidate apart: a failed build, DIFF, or a judged probe
+    that failed (an unjudgeable probe tells nothing)."""
     if not verdict.build:
         return ["build"]
     found = [] if verdict.diff else ["diff"]
@@ -349,10 +351,10 @@ def run_mutants(
                 continue
             applied += 1
             verdict = verify(code, sample, config)
-            failures = _failures(verdict)
-            diff_kill |= "build" in failures or "diff" in failures
-            dual_kill |= bool(failures)
-            caught += [f"{sample.kind}:{name}" for name in failures]
+            found = failures(verdict)
+            diff_kill |= "build" in found or "diff" in found
+            dual_kill |= bool(found)
+            caught += [f"{sample.kind}:{name}" for name in found]
         if applied:
             reports.append(
                 MutantReport(

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 from vrpcoder.errors import ErrorKind
-from vrpcoder.mutants import MutantKind, is_equivalent, mutation_rules
+from vrpcoder.mutants import MutantKind, failures, is_equivalent, mutation_rules
 from vrpcoder.samples import Sample, build_grid_point
 from vrpcoder.sampling import applicable_profiles
 from vrpcoder.variants import VARIANTS
@@ -107,11 +107,7 @@ def _row(variant: str, name: str, kind: str, equivalent: bool, results: list[Ver
             continue
         if verdict.error is not None:
             errors.append(verdict.error.kind.value)
-        if not verdict.build:
-            caught.append("build")
-        elif not verdict.diff:
-            caught.append("diff")
-        caught += [p.name for p in verdict.probes if p.judged and not p.passed]
+        caught += failures(verdict)
     base = results[0].verdict
     return DemoRow(
         variant=variant,
