@@ -42,6 +42,7 @@ from vrpcoder.samples import Sample, build_grid_point, build_samples
 from vrpcoder.sampling import sample_instance
 from vrpcoder.verification import VerifyConfig, verify
 from vrpcoder_verifier.client import AsyncVerifierClient, VerifierClient
+from vrpcoder_verifier.sandbox.prefault import PageSpans, populate, probed_spans
 from vrpcoder_verifier.schemas import VerifyOptions
 from vrpcoder_verifier.stack import LocalStack, local_redis, purge, stack_settings
 
@@ -146,6 +147,64 @@ def sandbox_direct(jobs: list[Job], executor: str) -> tuple[Figures, Figures] | 
         _latencies("sandbox executor directly (no queue, no HTTP)", boxed, len(jobs) / sum(boxed)),
         _latencies("  in-process, interleaved with it", plain, len(jobs) / sum(plain)),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessFloor:
+    """What a fresh process per job costs at the least, measured on this process: a fork, the copies
+    of the pages one of these jobs writes, and the exit."""
+
+    pages: int
+    cpu_ms: float
+    job_cpu_ms: float
+
+    @property
+    def ceiling(self) -> float:
+        """The best throughput a process per job can reach against in-process with every core busy."""
+        return self.job_cpu_ms / (self.job_cpu_ms + self.cpu_ms)
+
+
+def _pages_a_job_writes(job: Job) -> PageSpans:
+    """Fork a child that runs the job and waits; read from here which pages it copied."""
+    ready_r, ready_w = os.pipe()
+    release_r, release_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            verify(job[0], job[1], CONFIG)
+            os.write(ready_w, b"1")
+            os.read(release_r, 1)
+        finally:
+            os._exit(0)
+    try:
+        os.read(ready_r, 1)
+        return probed_spans(pid)
+    finally:
+        os.write(release_w, b"1")
+        os.waitpid(pid, 0)
+        for fd in (ready_r, ready_w, release_r, release_w):
+            os.close(fd)
+
+
+def process_floor(jobs: list[Job], rounds: int = 40) -> ProcessFloor:
+    """Fork, copy a job's pages, exit, ``rounds`` times: the CPU that no sandbox design built on a
+    fresh forked process per job can avoid (the kernel's work only; bubblewrap, hand-offs and the
+    supervisor come on top)."""
+    spans = PageSpans(spans=_pages_a_job_writes(jobs[0]).spans)
+    job_cpu = time.process_time()
+    for code, sample in jobs[:rounds]:
+        verify(code, sample, CONFIG)
+    job_cpu = (time.process_time() - job_cpu) / min(rounds, len(jobs))
+    started = os.times()
+    for _ in range(rounds):
+        pid = os.fork()
+        if pid == 0:
+            populate(spans)
+            os._exit(0)
+        os.waitpid(pid, 0)
+    ended = os.times()
+    spent = sum(ended[:4]) - sum(started[:4])
+    return ProcessFloor(pages=spans.pages, cpu_ms=spent / rounds * 1e3, job_cpu_ms=job_cpu * 1e3)
 
 
 def _tree_cpu(pid: int) -> float:
@@ -295,6 +354,7 @@ def main() -> int:
     jobs = _jobs(args.jobs, SIZES[args.size])
     for code, sample in jobs[: len(POINTS)]:
         verify(code, sample, CONFIG)  # warm Gurobi and imports, as the workers are warm
+    floor = process_floor(jobs)
     direct = sandbox_direct(jobs, args.executor)
     runs: dict[int, ServiceRun] = {}
     cache: tuple[float, float, float] | None = None
@@ -327,6 +387,11 @@ def main() -> int:
                   f"{service_overhead:.1f} ms/job (target <= 15)")
     if direct is not None:
         console.print(f"  the sandbox alone (executor called directly), paired the same way: {overhead_ms(*direct):.1f} ms/job")
+    console.print(
+        f"floor of a fresh process per job on this machine: {floor.cpu_ms:.1f} ms CPU (fork, copying the "
+        f"{floor.pages} pages a job writes, exit) against {floor.job_cpu_ms:.1f} ms for the job itself: with "
+        f"every core busy, at most {100 * floor.ceiling:.0f} % of in-process"
+    )
     console.print(f"throughput, 1 worker vs 1 in-process verifier: "
                   f"{_ratio(one.service.jobs_per_s, one.baseline.jobs_per_s)} (target >= 90 %)")
     console.print(f"throughput, 2 workers vs 2 in-process verifiers (same cores): "

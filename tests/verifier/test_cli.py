@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from vrpcoder.cli import _register_service_commands, app
 from vrpcoder.samples import Sample
 from vrpcoder_verifier.health import sandbox_report
+from vrpcoder_verifier.sandbox.executor import SandboxExecutor
 from vrpcoder_verifier.schemas import sample_digest
 from vrpcoder_verifier.settings import ExecutorKind, Settings
 from vrpcoder_verifier.stack import free_port, purge, settings_env, stack_settings
@@ -56,6 +57,15 @@ def test_sandbox_executor_is_required_unless_unsandboxed_is_allowed() -> None:
         with pytest.raises(NoSandboxError):
             build_executor(Settings())
         assert isinstance(build_executor(Settings(allow_unsandboxed=True)), InProcessExecutor)
+
+
+def test_sandbox_settings_reach_the_executors_policy() -> None:
+    if not sandbox_report().available:
+        pytest.skip("no sandbox on this host")
+    settings = Settings(executor=ExecutorKind.SANDBOX, sandboxes=1, sandbox_warm_jobs=7, head_start="never")
+    executor = build_executor(settings)
+    assert isinstance(executor, SandboxExecutor)
+    assert (executor.policy.sandboxes, executor.policy.warm_jobs, executor.policy.head_start) == (1, 7, "never")
 
 
 def test_api_with_several_processes_passes_its_flags_to_each(redis_url: str, cvrp: Sample) -> None:

@@ -76,6 +76,8 @@ class Settings(BaseSettings):
     sandbox_memory_mb: int = Field(default=4096, ge=64)
     sandboxes: int = Field(default=2, ge=1)
     """Warm sandboxes per worker (see ``SandboxPolicy.sandboxes``)."""
+    sandbox_warm_jobs: int = Field(default=1000, ge=1)
+    """Jobs one warm sandbox serves before a fresh one replaces it (see ``SandboxPolicy.warm_jobs``)."""
     head_start: Literal["auto", "always", "never"] = "auto"
     """Give the next job a head start in the other sandbox: "auto" while the host leaves a core
     idle, "always", or "never" (see ``SandboxPolicy.head_start``)."""

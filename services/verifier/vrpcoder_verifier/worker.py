@@ -71,6 +71,7 @@ def build_executor(settings: Settings) -> Executor:
         memory_mb=settings.sandbox_memory_mb,
         allow_unsandboxed=settings.allow_unsandboxed,
         sandboxes=settings.sandboxes,
+        warm_jobs=settings.sandbox_warm_jobs,
         head_start=settings.head_start,
     )
     return SandboxExecutor(policy)

@@ -9,6 +9,8 @@ import os
 import resource
 import struct
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -18,8 +20,10 @@ from vrpcoder_verifier.sandbox.prefault import (
     exclusive_runs,
     host_pid,
     populate,
+    present_runs,
+    probed_spans,
+    readonly_file_mappings,
     writable_private_mappings,
-    written_spans,
 )
 
 MAPS = """\
@@ -29,6 +33,10 @@ MAPS = """\
 7f0000000000-7f0000010000 rw-s 00000000 00:01 77   /dev/shm/shared
 7f0000010000-7f0000020000 ---p 00000000 00:00 0
 7f0000020000-7f0000040000 rw-p 00000000 00:00 0
+7f0000040000-7f0000050000 r-xp 00000000 08:01 456  /usr/lib/libgurobi.so
+7f0000050000-7f0000051000 r--p 00010000 08:01 456  /usr/lib/libgurobi.so
+7f0000051000-7f0000052000 r--p 00000000 00:00 0
+7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0    [vdso]
 """
 
 PRESENT, EXCLUSIVE = 1 << 63, 1 << 56
@@ -44,6 +52,20 @@ def test_only_private_writable_mappings_are_read() -> None:
         (0x55D0C1000000, 0x55D0C1100000),
         (0x7F0000020000, 0x7F0000040000),
     ]
+
+
+def test_only_readonly_file_mappings_are_mapped_ahead() -> None:
+    assert readonly_file_mappings(MAPS) == [
+        (0x55D0C0000000, 0x55D0C0002000),
+        (0x7F0000040000, 0x7F0000050000),
+        (0x7F0000050000, 0x7F0000051000),
+    ]
+
+
+def test_present_runs_ignore_whether_a_page_is_shared() -> None:
+    start = 0x7F0000000000
+    runs = list(present_runs(start, _entries(PRESENT, PRESENT | EXCLUSIVE, 0, EXCLUSIVE, PRESENT)))
+    assert runs == [(start, 2 * PAGE_SIZE), (start + 4 * PAGE_SIZE, PAGE_SIZE)]
 
 
 @pytest.mark.parametrize(
@@ -69,13 +91,15 @@ def test_exclusive_runs_are_present_pages_mapped_once(flags: tuple[int, ...], ru
      ((0, 2 * PAGE_SIZE), (PAGE_SIZE, PAGE_SIZE))],
     ids=["unaligned-start", "partial-page", "empty-run", "unsorted", "overlapping"],
 )
-def test_page_spans_refuse_what_is_not_sorted_whole_pages(spans: tuple[tuple[int, int], ...]) -> None:
+@pytest.mark.parametrize("field", ["spans", "mapped"])
+def test_page_spans_refuse_what_is_not_sorted_whole_pages(spans: tuple[tuple[int, int], ...], field: str) -> None:
     with pytest.raises(ValidationError):
-        PageSpans(spans=spans)
+        PageSpans(**{field: spans})
 
 
 def test_page_spans_count_pages() -> None:
-    assert PageSpans(spans=((0, PAGE_SIZE), (4 * PAGE_SIZE, 3 * PAGE_SIZE))).pages == 4
+    spans = PageSpans(spans=((0, PAGE_SIZE), (4 * PAGE_SIZE, 3 * PAGE_SIZE)), mapped=((0, 2 * PAGE_SIZE),))
+    assert (spans.pages, spans.mapped_pages) == (4, 2)
 
 
 def _in_child(body: Callable[[], int]) -> int:
@@ -133,6 +157,49 @@ def test_populated_pages_are_written_without_a_fault(inherited: mmap.mmap) -> No
     assert _in_child(populated_then_written) < PAGES // 8
 
 
+@dataclass(frozen=True)
+class MappedFile:
+    area: mmap.mmap
+    start: int
+
+
+@pytest.fixture(scope="module")
+def library_file(tmp_path_factory: pytest.TempPathFactory) -> MappedFile:
+    """A read-only private mapping of a file, its pages in the page cache and in this process's
+    page tables (read here); ``fork`` gives a child none of those page-table entries."""
+    path = tmp_path_factory.mktemp("library") / "lib.so"
+    path.write_bytes(bytes(range(256)) * (PAGES * PAGE_SIZE // 256))
+    with open(path, "rb") as file:
+        area = mmap.mmap(file.fileno(), PAGES * PAGE_SIZE, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ)
+    assert sum(area[page * PAGE_SIZE] for page in range(PAGES)) == 0
+    maps = Path("/proc/self/maps").read_text()
+    (start,) = [int(line.split("-")[0], 16) for line in maps.splitlines() if line.endswith(str(path))]
+    assert (start, start + PAGES * PAGE_SIZE) in readonly_file_mappings(maps)
+    return MappedFile(area, start)
+
+
+def _present_pages(start: int) -> int:
+    """Pages of the range this process has page-table entries for (its own pagemap)."""
+    with open("/proc/self/pagemap", "rb", buffering=0) as pagemap:
+        entries = os.pread(pagemap.fileno(), PAGES * 8, start // PAGE_SIZE * 8)
+    return sum(length for _, length in present_runs(start, entries)) // PAGE_SIZE
+
+
+def test_a_forked_child_has_no_entries_for_the_file_pages_it_inherits(library_file: MappedFile) -> None:
+    assert _present_pages(library_file.start) == PAGES
+    assert _in_child(lambda: _present_pages(library_file.start)) == 0
+
+
+def test_mapped_ahead_file_pages_are_in_the_childs_page_tables(library_file: MappedFile) -> None:
+    spans = PageSpans(mapped=((library_file.start, PAGES * PAGE_SIZE),))
+
+    def mapped() -> int:
+        assert populate(spans) == PAGES
+        return _present_pages(library_file.start)
+
+    assert _in_child(mapped) == PAGES
+
+
 def test_the_pages_a_child_wrote_are_read_from_outside_it(inherited: mmap.mmap) -> None:
     """What the executor does with the probe: read another process's pagemap while it waits."""
     start = _address(inherited)
@@ -150,7 +217,7 @@ def test_the_pages_a_child_wrote_are_read_from_outside_it(inherited: mmap.mmap) 
     try:
         assert os.read(ready_r, 1) == b"1"
         assert host_pid(os.getpid(), pid) == pid
-        spans = written_spans(pid)
+        spans = probed_spans(pid)
     finally:
         os.write(release_w, b"1")
         os.waitpid(pid, 0)

@@ -129,7 +129,7 @@ from vrpcoder_verifier.sandbox.bwrap import (
 from vrpcoder_verifier.sandbox.outcomes import failure_verdict
 from vrpcoder_verifier.sandbox.load import SpareCoreWatch
 from vrpcoder_verifier.sandbox.policy import SandboxPolicy
-from vrpcoder_verifier.sandbox.prefault import PageSpans, host_pid, written_spans
+from vrpcoder_verifier.sandbox.prefault import PageSpans, host_pid, probed_spans
 from vrpcoder_verifier.sandbox.protocol import (
     SUPERVISOR_MESSAGE,
     FrameError,
@@ -370,7 +370,7 @@ def _probed_pages(root: int, namespace_pid: int) -> PageSpans:
     /proc of its own); nothing if it cannot be read, which only costs the spares' head start."""
     try:
         pid = host_pid(root, namespace_pid)
-        return written_spans(pid) if pid is not None else PageSpans()
+        return probed_spans(pid) if pid is not None else PageSpans()
     except (OSError, ValueError):
         return PageSpans()
 

@@ -8,12 +8,15 @@ job. The set barely depends on the job, so it is learned once per sandbox:
 
 1. the supervisor forks a probe that runs a canned job the way a child runs a real one
    (``rehearsal``) and then waits;
-2. the executor, outside the sandbox (which has no /proc), reads which pages the probe holds alone
-   (``written_spans``: present and exclusively mapped in its pagemap) and sends the list back;
-3. a spare given a head start (``load``) copies those pages (``populate``,
-   ``MADV_POPULATE_WRITE``) before it waits for its job. The copying costs about what the faults
-   would have; it happens while the spare is idle, on a core the host left idle, not on the job's
-   clock.
+2. the executor, outside the sandbox (which has no /proc), reads the probe's pagemap
+   (``probed_spans``): the pages of its writable private mappings it holds alone (present and
+   exclusively mapped: it wrote them), and the pages of read-only file mappings (libraries' code and
+   constants) it has mapped. ``fork`` copies no page-table entries for the latter, so a child
+   faults on each such page it reads, as a job did about 170 times (each fault maps a few pages);
+3. a spare given a head start (``load``) copies the written pages (``MADV_POPULATE_WRITE``) and maps
+   the read ones (``MADV_POPULATE_READ``) before it waits for its job (``populate``). That costs
+   about what the faults would have; it happens while the spare is idle, on a core the host left
+   idle, not on the job's clock.
 
 Everything here is an optimisation only: a kernel without ``MADV_POPULATE_WRITE`` (before 5.14), a
 pagemap the executor may not read, or a probe that fails leaves the list empty and the spares as
@@ -32,6 +35,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+MADV_POPULATE_READ = 22
 MADV_POPULATE_WRITE = 23
 MAX_SPANS = 1 << 14
 """Far more runs than a small job writes; a longer list is cut (it would only cost more copying)."""
@@ -41,25 +45,42 @@ _EXCLUSIVE = 1 << 56
 _ENTRY = struct.Struct("<Q")
 
 
+def _check_runs(runs: tuple[tuple[int, int], ...]) -> None:
+    end = 0
+    for start, length in runs:
+        if start % PAGE_SIZE or length <= 0 or length % PAGE_SIZE or start < end:
+            raise ValueError(f"not a sorted run of whole pages: ({start:#x}, {length})")
+        end = start + length
+
+
+def _page_count(runs: tuple[tuple[int, int], ...]) -> int:
+    return sum(length for _, length in runs) // PAGE_SIZE
+
+
 class PageSpans(BaseModel):
-    """Runs of whole pages as (start address, length in bytes), sorted and disjoint."""
+    """Runs of whole pages as (start address, length in bytes), each list sorted and disjoint."""
 
     model_config = ConfigDict(frozen=True)
 
     spans: tuple[tuple[int, int], ...] = Field(default=(), max_length=MAX_SPANS)
+    """Pages a job writes: copied ahead."""
+    mapped: tuple[tuple[int, int], ...] = Field(default=(), max_length=MAX_SPANS)
+    """Pages of read-only file mappings a job reads: mapped ahead."""
 
     @model_validator(mode="after")
     def _whole_sorted_pages(self) -> PageSpans:
-        end = 0
-        for start, length in self.spans:
-            if start % PAGE_SIZE or length <= 0 or length % PAGE_SIZE or start < end:
-                raise ValueError(f"not a sorted run of whole pages: ({start:#x}, {length})")
-            end = start + length
+        _check_runs(self.spans)
+        _check_runs(self.mapped)
         return self
 
     @property
     def pages(self) -> int:
-        return sum(length for _, length in self.spans) // PAGE_SIZE
+        """Pages copied ahead."""
+        return _page_count(self.spans)
+
+    @property
+    def mapped_pages(self) -> int:
+        return _page_count(self.mapped)
 
 
 def writable_private_mappings(maps: str) -> list[tuple[int, int]]:
@@ -75,12 +96,24 @@ def writable_private_mappings(maps: str) -> list[tuple[int, int]]:
     return found
 
 
-def exclusive_runs(start: int, entries: bytes) -> Iterator[tuple[int, int]]:
-    """Runs of present, exclusively mapped pages among the pagemap ``entries`` of the mapping at ``start``."""
+def readonly_file_mappings(maps: str) -> list[tuple[int, int]]:
+    """(start, end) of every readable, non-writable mapping of a file in a ``/proc/<pid>/maps``
+    text: code and constants of the interpreter and libraries."""
+    found = []
+    for line in maps.splitlines():
+        fields = line.split(maxsplit=5)
+        if len(fields) < 6 or fields[1][:2] != "r-" or fields[4] == "0":
+            continue
+        start, _, end = fields[0].partition("-")
+        found.append((int(start, 16), int(end, 16)))
+    return found
+
+
+def _runs(start: int, entries: bytes, flags: int) -> Iterator[tuple[int, int]]:
     run_start: int | None = None
     index = -1
     for index, (entry,) in enumerate(_ENTRY.iter_unpack(entries)):
-        if entry & _PRESENT and entry & _EXCLUSIVE:
+        if entry & flags == flags:
             if run_start is None:
                 run_start = start + index * PAGE_SIZE
         elif run_start is not None:
@@ -90,16 +123,28 @@ def exclusive_runs(start: int, entries: bytes) -> Iterator[tuple[int, int]]:
         yield run_start, start + (index + 1) * PAGE_SIZE - run_start
 
 
-def written_spans(pid: int) -> PageSpans:
-    """The pages process ``pid`` holds alone, from its /proc entries (readable by a process of the
-    same user while ``pid`` is dumpable, or by root)."""
+def exclusive_runs(start: int, entries: bytes) -> Iterator[tuple[int, int]]:
+    """Runs of present, exclusively mapped pages among the pagemap ``entries`` of the mapping at ``start``."""
+    return _runs(start, entries, _PRESENT | _EXCLUSIVE)
+
+
+def present_runs(start: int, entries: bytes) -> Iterator[tuple[int, int]]:
+    """Runs of present pages among the pagemap ``entries`` of the mapping at ``start``."""
+    return _runs(start, entries, _PRESENT)
+
+
+def probed_spans(pid: int) -> PageSpans:
+    """The pages process ``pid`` wrote and the library pages it mapped, from its /proc entries
+    (readable by a process of the same user while ``pid`` is dumpable, or by root)."""
     maps = Path(f"/proc/{pid}/maps").read_text()
-    spans: list[tuple[int, int]] = []
     with open(f"/proc/{pid}/pagemap", "rb", buffering=0) as pagemap:
-        for start, end in writable_private_mappings(maps):
-            entries = os.pread(pagemap.fileno(), (end - start) // PAGE_SIZE * _ENTRY.size, start // PAGE_SIZE * _ENTRY.size)
-            spans.extend(exclusive_runs(start, entries))
-    return PageSpans(spans=tuple(spans[:MAX_SPANS]))
+
+        def entries(start: int, end: int) -> bytes:
+            return os.pread(pagemap.fileno(), (end - start) // PAGE_SIZE * _ENTRY.size, start // PAGE_SIZE * _ENTRY.size)
+
+        written = [run for start, end in writable_private_mappings(maps) for run in exclusive_runs(start, entries(start, end))]
+        mapped = [run for start, end in readonly_file_mappings(maps) for run in present_runs(start, entries(start, end))]
+    return PageSpans(spans=tuple(written[:MAX_SPANS]), mapped=tuple(sorted(mapped)[:MAX_SPANS]))
 
 
 def host_pid(root: int, namespace_pid: int) -> int | None:
@@ -130,15 +175,20 @@ _madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
 _madvise.restype = ctypes.c_int
 
 
-def populate(spans: PageSpans) -> int:
-    """Copy the given pages now, as a write to each would; returns how many pages were copied.
-
-    A span no longer mapped (memory the probe's job mapped anew) is skipped; a kernel that does
-    not know the advice refuses the first span, and then nothing more is asked."""
-    copied = 0
-    for index, (start, length) in enumerate(spans.spans):
-        if _madvise(start, length, MADV_POPULATE_WRITE) == 0:
-            copied += length // PAGE_SIZE
+def _advise_each(runs: tuple[tuple[int, int], ...], advice: int) -> int:
+    """Pages of ``runs`` the advice was taken for. A run no longer mapped (memory the probe's job
+    mapped anew) is skipped; a kernel that does not know the advice refuses the first run, and
+    then nothing more is asked."""
+    done = 0
+    for index, (start, length) in enumerate(runs):
+        if _madvise(start, length, advice) == 0:
+            done += length // PAGE_SIZE
         elif index == 0 and ctypes.get_errno() == errno.EINVAL:
             break
-    return copied
+    return done
+
+
+def populate(spans: PageSpans) -> int:
+    """Copy the written pages and map the read ones now, as the job's own accesses would; returns
+    how many pages were copied or mapped."""
+    return _advise_each(spans.spans, MADV_POPULATE_WRITE) + _advise_each(spans.mapped, MADV_POPULATE_READ)
