@@ -35,6 +35,7 @@ from vrpcoder.attacks.records import EPS, Attack, AttackSkipped, BoundKind, Para
 from vrpcoder.checker import compartment_loads, return_time, route_distance, schedule
 from vrpcoder.families import Family
 from vrpcoder.instances import Instance, TimeWindow
+from vrpcoder.relabelling import feasible_relabelling
 from vrpcoder.relaxation import capacity_usage, rebuilt, round_down, round_up
 from vrpcoder.solutions import Route, Solution
 from vrpcoder.variants import Attacker, Module
@@ -143,10 +144,32 @@ def _move_overloads(instance: Instance, plus: Solution, rng: np.random.Generator
 
 
 def hf_overload(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
-    """Pile customers onto one route until no vehicle of the fleet could carry them; when the whole
-    demand is not enough for that, fall back to the vehicle-specific move overload."""
-    candidates = chain(_extreme_overloads(instance, plus, rng), _move_overloads(instance, plus, rng))
-    return first_verified(Attacker.HF_OVERLOAD, plus, candidates, _NO_OVERLOAD)
+    """Prefer a capacity probe that no reassignment of its routes to the fleet makes feasible.
+
+    A model whose routing variable has no vehicle index may put any truck on any route, so it can
+    only be asked about such a relabel-proof probe (``vrpcoder.relabelling``). Tried first, in
+    order: pile customers onto one route until no vehicle of the fleet could carry them; pile them
+    until only the target's own vehicle could, and tighten its capacity below the pile; a move
+    overload that happens to be relabel-proof. Only when none of these meets the label rule does
+    the plain move overload follow: it breaks capacity on its own vehicle alone, which still tests
+    models that index vehicles. The first group wins even over a plain move overload whose bound
+    keeps the rule's value while its own had to be lowered (see :func:`first_verified`).
+    """
+    moves = list(_move_overloads(instance, plus, rng))
+    proof = chain(
+        _extreme_overloads(instance, plus, rng),
+        _lone_carrier_overloads(instance, plus, rng),
+        (c for c in moves if _relabel_proof(c)),
+    )
+    found = first_verified(Attacker.HF_OVERLOAD, plus, proof, _NO_OVERLOAD)
+    if isinstance(found, Attack):
+        return found
+    return first_verified(Attacker.HF_OVERLOAD, plus, moves, _NO_OVERLOAD)
+
+
+def _relabel_proof(candidate: Candidate) -> bool:
+    """No assignment of the probe's routes to distinct vehicles of the attacked copy is feasible."""
+    return feasible_relabelling(candidate.instance, candidate.solution) is None
 
 
 def _extreme_overloads(instance: Instance, plus: Solution, rng: np.random.Generator) -> Iterator[Candidate]:
@@ -162,6 +185,41 @@ def _extreme_overloads(instance: Instance, plus: Solution, rng: np.random.Genera
             g = capacity_usage(instance, target)
             bound = ParameterBound(kind=BoundKind.CAPACITY, g=g, b=b, value=own, vehicle=target.vehicle)
             yield Candidate(copy, minus, bound)
+
+
+def _lone_carrier_overloads(
+    instance: Instance, plus: Solution, rng: np.random.Generator
+) -> Iterator[Candidate]:
+    """Grow the route of a vehicle larger than every other one beyond what any other could carry
+    (and beyond its own s+ load), then set that vehicle's capacity between its s+ load and the pile.
+
+    On the attacked copy no vehicle carries the pile, so the probe is relabel-proof by
+    construction; this reaches fleets whose whole demand is too small for the extreme overload but
+    more than the second largest vehicle carries.
+    """
+    for target in used_routes(plus):
+        own = instance.vehicles[target.vehicle].capacity
+        rival = _largest_other(instance, target.vehicle)
+        if own is None or own <= rival:
+            continue
+        g = capacity_usage(instance, target)
+        floor = max(rival, g)
+        minus, grown = _accumulated(instance, plus, target, capacity_usage, _goal(floor, EPS), rng, _LOADS)
+        b = capacity_usage(instance, grown)
+        if b <= floor + 2 * EPS:
+            continue
+        value, at_formula = attacked_value(g, b, EPS, own)
+        if value <= g:
+            continue
+        copy = accommodate(with_capacity(instance, value, target.vehicle), minus, BoundKind.CAPACITY)
+        if copy is not None:
+            bound = ParameterBound(kind=BoundKind.CAPACITY, g=g, b=b, value=value, vehicle=target.vehicle)
+            yield Candidate(copy, minus, bound, at_formula)
+
+
+def _largest_other(instance: Instance, vehicle: int) -> float:
+    """The largest capacity among the fleet's other vehicles (0 for a fleet of one)."""
+    return max((v.capacity or 0.0 for k, v in enumerate(instance.vehicles) if k != vehicle), default=0.0)
 
 
 # ---- compartments -----------------------------------------------------------------------------

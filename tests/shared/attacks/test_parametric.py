@@ -12,10 +12,12 @@ import pytest
 from vrpcoder.attacks import Attack, AttackSkipped, BoundKind, run_attack
 from vrpcoder.checker import check, compartment_loads, route_distance
 from vrpcoder.instances import Customer, Depot, PickupDelivery, TimeWindow, Vehicle
+from vrpcoder.probes import Label, Probe
+from vrpcoder.relabelling import judgeable_by_arcs
 from vrpcoder.solutions import Solution
 from vrpcoder.variants import Attacker
 
-from tests.shared.attacks.tiny import Case, make, on_axes, plan
+from tests.shared.attacks.tiny import TWO_ROUTES, Case, make, on_axes, plan
 
 SEEDS = range(6)
 
@@ -78,6 +80,20 @@ def test_capacity_overload_tightens_only_the_target_vehicle_of_a_mixed_fleet(hfv
     assert tuple(v.capacity for v in result.instance.vehicles) == pytest.approx(capacities)
 
 
+def judgeable_without_vehicles(result: Attack) -> bool:
+    """Whether a model whose ``x`` has no vehicle index could be asked about the probe."""
+    probe = Probe(
+        label=Label.INFEASIBLE, solution=result.solution, attacker=result.attacker, family=result.family
+    )
+    return judgeable_by_arcs(result.instance, probe)
+
+
+def mixed_fleet(
+    demands: tuple[float, ...], capacities: tuple[float, ...], plus: Solution = TWO_ROUTES
+) -> Case:
+    return Case(make("HFVRP", on_axes(demands), tuple(Vehicle(capacity=q) for q in capacities)), plus)
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_hf_overload_piles_everything_beyond_the_largest_vehicle(hfvrp: Case, seed: int) -> None:
     """All 13 units of demand on one route exceed even the 12 of the large vehicle: no capacity
@@ -89,18 +105,62 @@ def test_hf_overload_piles_everything_beyond_the_largest_vehicle(hfvrp: Case, se
     assert result.bound is not None
     expected_g, own = {0: (7.0, 8.0), 1: (6.0, 12.0)}[route.vehicle]
     assert (result.bound.g, result.bound.b, result.bound.value) == pytest.approx((expected_g, 13.0, own))
+    assert judgeable_without_vehicles(result)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_hf_overload_falls_back_to_the_move_overload(hfvrp: Case, seed: int) -> None:
-    """With a vehicle of 20 the whole demand (13) fits one vehicle; the fallback tightens the
-    target vehicle like the move overload (targets as in HF_OVERLOAD)."""
-    fleet = (hfvrp.instance.vehicles[0], Vehicle(capacity=20, fixed_cost=9))
-    case = Case(make("HFVRP", hfvrp.instance.customers, fleet), hfvrp.plus)
+def test_hf_overload_tightens_a_lone_carrier_below_a_pile_no_other_vehicle_carries(seed: int) -> None:
+    """Demands 1, 6 | 5, 1 on trucks of 8 and 20: the whole 13 fits the big truck, but piling 12
+    onto its route (customer 2 joins) is beyond the small one, and the big truck is set to
+    6 + 0.85 * 6 = 11.1. The move overloads (8 on truck 0, 7 on truck 1) would both fit after a
+    swap of the trucks."""
+    result = attack(mixed_fleet((1, 6, 5, 1), (8, 20)), Attacker.HF_OVERLOAD, seed)
+    assert result.bound is not None
+    assert (result.bound.vehicle, result.bound.g, result.bound.b) == (1, 6.0, pytest.approx(12.0))
+    assert tuple(v.capacity for v in result.instance.vehicles) == pytest.approx((8.0, 11.1))
+    assert customers_by_vehicle(result.solution) == {0: {1}, 1: {2, 3, 4}}
+    assert judgeable_without_vehicles(result)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_hf_overload_prefers_the_move_no_relabelling_makes_feasible(seed: int) -> None:
+    """Demands 8, 1 | 3, 3 on trucks of 16 and 20: the whole 15 fits either truck. Truck 0 gaining
+    a 3 (12 on a capacity set to 11.55) is undone by swapping the trucks. Truck 1 gaining customer
+    2 (7 on a capacity set to 6.85) is not: the 8 left on truck 0 does not fit truck 1 either."""
+    result = attack(mixed_fleet((8, 1, 3, 3), (16, 20)), Attacker.HF_OVERLOAD, seed)
+    assert result.bound is not None
+    assert (result.bound.vehicle, result.bound.g, result.bound.b) == (1, 6.0, pytest.approx(7.0))
+    assert tuple(v.capacity for v in result.instance.vehicles) == pytest.approx((16.0, 6.85))
+    assert judgeable_without_vehicles(result)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_hf_overload_takes_a_relabel_proof_probe_even_at_the_bound_in_force(seed: int) -> None:
+    """Demands 5, 2 | 2 | 6 on trucks of 15, 3 and 15. Truck 1 gaining customer 2 carries 4, and
+    the rule's 2 + 0.85 * 2 = 3.7 lies above its 3, so its bound stays 3; every route then
+    outweighs truck 1, which must take one of them. The other targets keep the rule's value but
+    their routes fit after a relabelling."""
+    case = mixed_fleet((5, 2, 2, 6), (15, 3, 15), plan((0, (1, 2)), (1, (3,)), (2, (4,))))
+    result = attack(case, Attacker.HF_OVERLOAD, seed)
+    assert result.bound is not None
+    assert (result.bound.vehicle, result.bound.g, result.bound.b, result.bound.value) == pytest.approx(
+        (1, 2.0, 4.0, 3.0)
+    )
+    assert result.instance.vehicles == case.instance.vehicles
+    assert judgeable_without_vehicles(result)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_hf_overload_falls_back_to_the_move_overload(seed: int) -> None:
+    """Trucks of 16 and 20 and a demand of 13: no pile outgrows the fleet or the small truck, and
+    each move overload fits after a swap of the trucks. The fallback still tightens the target
+    vehicle like the move overload (targets as in HF_OVERLOAD), for models that index vehicles."""
+    case = mixed_fleet((3, 4, 5, 1), (16, 20))
     result = attack(case, Attacker.HF_OVERLOAD, seed)
     target = grown_vehicle(case.plus, result.solution)
-    expected = {0: (7.85, 20.0), 1: (8.0, 8.55)}[target]
+    expected = {0: (7.85, 20.0), 1: (16.0, 8.55)}[target]
     assert tuple(v.capacity for v in result.instance.vehicles) == pytest.approx(expected)
+    assert not judgeable_without_vehicles(result)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
