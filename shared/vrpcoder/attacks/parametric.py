@@ -9,7 +9,7 @@ than the attacked one are widened on the copy wherever the probe would otherwise
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 
 import numpy as np
@@ -115,10 +115,12 @@ def _goal(g: float, eps: float) -> float:
 def capacity_overload(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
     """Overload one route with customers taken from the others, then set the capacity between the
     heaviest s+ route (the target vehicle's own s+ load for vehicle-specific capacities) and the
-    overloaded load."""
-    return first_verified(
-        Attacker.CAPACITY_OVERLOAD, plus, _move_overloads(instance, plus, rng), _NO_OVERLOAD
-    )
+    overloaded load. On a mixed fleet, targets whose probe no reassignment of routes to vehicles
+    makes feasible go first (see ``hf_overload``)."""
+    if not instance.spec.heterogeneous:
+        return first_verified(Attacker.CAPACITY_OVERLOAD, plus, _move_overloads(instance, plus, rng), _NO_OVERLOAD)
+    moves = list(_move_overloads(instance, plus, rng))
+    return _relabel_proof_first(Attacker.CAPACITY_OVERLOAD, plus, (c for c in moves if _relabel_proof(c)), moves)
 
 
 def _move_overloads(instance: Instance, plus: Solution, rng: np.random.Generator) -> Iterator[Candidate]:
@@ -161,10 +163,18 @@ def hf_overload(instance: Instance, plus: Solution, rng: np.random.Generator) ->
         _lone_carrier_overloads(instance, plus, rng),
         (c for c in moves if _relabel_proof(c)),
     )
-    found = first_verified(Attacker.HF_OVERLOAD, plus, proof, _NO_OVERLOAD)
+    return _relabel_proof_first(Attacker.HF_OVERLOAD, plus, proof, moves)
+
+
+def _relabel_proof_first(
+    attacker: Attacker, plus: Solution, proof: Iterable[Candidate], rest: Iterable[Candidate]
+) -> Attack | AttackSkipped:
+    """The first verified relabel-proof candidate, else the first verified of the rest (which
+    still tests models that index vehicles)."""
+    found = first_verified(attacker, plus, proof, _NO_OVERLOAD)
     if isinstance(found, Attack):
         return found
-    return first_verified(Attacker.HF_OVERLOAD, plus, moves, _NO_OVERLOAD)
+    return first_verified(attacker, plus, rest, _NO_OVERLOAD)
 
 
 def _relabel_proof(candidate: Candidate) -> bool:

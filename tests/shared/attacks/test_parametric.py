@@ -135,6 +135,25 @@ def test_hf_overload_prefers_the_move_no_relabelling_makes_feasible(seed: int) -
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+def test_capacity_overload_on_a_mixed_fleet_prefers_the_move_no_relabelling_makes_feasible(seed: int) -> None:
+    """The same fleet and plan as above, attacked by the plain capacity attacker (the only capacity
+    attack of HFMDVRP and HFMCVRP): it too picks truck 1 gaining customer 2."""
+    result = attack(mixed_fleet((8, 1, 3, 3), (16, 20)), Attacker.CAPACITY_OVERLOAD, seed)
+    assert result.bound is not None
+    assert (result.bound.vehicle, result.bound.g, result.bound.b) == (1, 6.0, pytest.approx(7.0))
+    assert judgeable_without_vehicles(result)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_capacity_overload_on_a_mixed_fleet_still_attacks_when_nothing_is_relabel_proof(seed: int) -> None:
+    """Trucks of 16 and 20, demand 13: every move overload fits after a swap of the trucks; the
+    attack still tightens the target vehicle, for models that index vehicles."""
+    result = attack(mixed_fleet((3, 4, 5, 1), (16, 20)), Attacker.CAPACITY_OVERLOAD, seed)
+    assert result.bound is not None and result.bound.vehicle is not None
+    assert not judgeable_without_vehicles(result)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_hf_overload_takes_a_relabel_proof_probe_even_at_the_bound_in_force(seed: int) -> None:
     """Demands 5, 2 | 2 | 6 on trucks of 15, 3 and 15. Truck 1 gaining customer 2 carries 4, and
     the rule's 2 + 0.85 * 2 = 3.7 lies above its 3, so its bound stays 3; every route then
