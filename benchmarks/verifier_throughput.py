@@ -390,7 +390,7 @@ def main() -> int:
     console.print(
         f"floor of a fresh process per job on this machine: {floor.cpu_ms:.1f} ms CPU (fork, copying the "
         f"{floor.pages} pages a job writes, exit) against {floor.job_cpu_ms:.1f} ms for the job itself: with "
-        f"every core busy, at most {100 * floor.ceiling:.0f} % of in-process"
+        f"every core busy, about {100 * floor.ceiling:.0f} % of in-process at most (an estimate from one job's pages)"
     )
     console.print(f"throughput, 1 worker vs 1 in-process verifier: "
                   f"{_ratio(one.service.jobs_per_s, one.baseline.jobs_per_s)} (target >= 90 %)")
