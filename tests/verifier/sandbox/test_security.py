@@ -35,6 +35,8 @@ class Case:
     output: str = ""
     """Text the script prints once its attempt has failed (proof the attempt was made)."""
     hang: bool = False
+    harmless_possible: bool = False
+    """The attack may also simply fail: a correct pass of the gold model is then the true verdict."""
 
 
 CASES = [
@@ -88,7 +90,9 @@ CASES = [
     Case("patch_builtins", ErrorKind.SANDBOX_VIOLATION, "builtins patched"),
     Case("warnings_as_errors", None, "warnings are errors now"),
     Case("lower_rlimits", None, "no more descriptors"),
-    Case("lower_memory", ErrorKind.SOLVER_STATUS, "address space cut to the bone"),
+    # A job whose verification fits in memory the child already holds needs no new mapping, so
+    # the cut limit stops nothing (how much is free at the fork varies with the sandbox's history).
+    Case("lower_memory", ErrorKind.SOLVER_STATUS, "address space cut to the bone", harmless_possible=True),
     Case("gurobi_write_outside", None, "gurobi write refused /etc/pwned.lp"),
     Case("dirfd_write_outside", None, "dir_fd write refused in /"),
     Case("fake_size_limit", ErrorKind.BUILD_ERROR, "raising a home-made GurobiError 10010"),
@@ -126,7 +130,7 @@ def _assert_contained(record: ExecutionRecord, case: Case) -> None:
     verdict = record.verdict
     detail = verdict.error.detail if verdict.error else ""
     assert "ESCAPED" not in detail
-    if case.kind is None:
+    if case.kind is None or (case.harmless_possible and verdict.error is None):
         assert verdict.error is None, detail
         assert verdict.passed
     else:
