@@ -62,7 +62,8 @@ class ChildChannels:
     isolated: bool
     native_roots: tuple[str, ...]
     pages: PageSpans = PageSpans()
-    """The pages of the inherited heap a job is expected to write: copied while the spare waits."""
+    """The pages of the inherited heap a job is expected to write, and the library pages it reads:
+    copied and mapped while the spare waits."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,10 +53,6 @@ def _check_runs(runs: tuple[tuple[int, int], ...]) -> None:
         end = start + length
 
 
-def _page_count(runs: tuple[tuple[int, int], ...]) -> int:
-    return sum(length for _, length in runs) // PAGE_SIZE
-
-
 class PageSpans(BaseModel):
     """Runs of whole pages as (start address, length in bytes), each list sorted and disjoint."""
 
@@ -76,11 +72,7 @@ class PageSpans(BaseModel):
     @property
     def pages(self) -> int:
         """Pages copied ahead."""
-        return _page_count(self.spans)
-
-    @property
-    def mapped_pages(self) -> int:
-        return _page_count(self.mapped)
+        return sum(length for _, length in self.spans) // PAGE_SIZE
 
 
 def writable_private_mappings(maps: str) -> list[tuple[int, int]]:
@@ -144,7 +136,7 @@ def probed_spans(pid: int) -> PageSpans:
 
         written = [run for start, end in writable_private_mappings(maps) for run in exclusive_runs(start, entries(start, end))]
         mapped = [run for start, end in readonly_file_mappings(maps) for run in present_runs(start, entries(start, end))]
-    return PageSpans(spans=tuple(written[:MAX_SPANS]), mapped=tuple(sorted(mapped)[:MAX_SPANS]))
+    return PageSpans(spans=tuple(written[:MAX_SPANS]), mapped=tuple(mapped[:MAX_SPANS]))
 
 
 def host_pid(root: int, namespace_pid: int) -> int | None:

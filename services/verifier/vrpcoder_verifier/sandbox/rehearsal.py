@@ -2,7 +2,8 @@
 
 Which pages of the inherited heap a job writes hardly depends on the job: they belong to the
 interpreter, the verifier, gurobipy and the protocol. So a probe forked like a spare runs this
-canned job once when the sandbox starts, and the pages it wrote are what every spare copies ahead.
+canned job once when the sandbox starts, and the pages it wrote (and the library pages it read)
+are what every spare copies (and maps) ahead.
 The data is a tiny sample built here, never another job's, and the candidate is its gold script.
 """
 
