@@ -18,11 +18,12 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
 from itertools import pairwise
+from typing import Protocol, TypeVar
 
 import gurobipy as gp
 import numpy as np
@@ -35,6 +36,22 @@ from vrpcoder.instances import Instance
 from vrpcoder.probes import Encoding, Probe, choose_encoding
 from vrpcoder.solutions import Solution
 from vrpcoder.variants import Module
+
+_T = TypeVar("_T")
+
+
+class Isolate(Protocol):
+    """Runs a call that may execute the candidate's code (its callbacks) and returns its result.
+
+    In-process that is simply the call (``run_here``). The sandbox runs it on a thread of its own,
+    so that the candidate's code finds none of the verifier's frames above its own."""
+
+    def __call__(self, call: Callable[[], _T], /) -> _T: ...
+
+
+def run_here(call: Callable[[], _T], /) -> _T:
+    return call()
+
 
 INJ_PREFIX = "__inj_"
 """Name prefix of every constraint INJ adds, so that they can be found and removed again."""
@@ -749,6 +766,7 @@ def inject(
     encoding: Encoding | None = None,
     time_limit: float = 60.0,
     threads: int | None = 1,
+    isolate: Isolate = run_here,
 ) -> InjResult:
     """INJ(C, I, s): is the probe feasible under the candidate's model?
 
@@ -756,7 +774,8 @@ def inject(
     verifier's control query asks the feasible probe under the violating probes' encoding.
 
     ``callback`` defaults to the one captured while the candidate built its model; pass the bare
-    ``gp.Model`` to judge without any callback. The model is restored (constraints, objective,
+    ``gp.Model`` to judge without any callback. The solve, where the callback runs, goes through
+    ``isolate``. The model is restored (constraints, objective,
     parameters) and reset before returning, so read its own outcome before injecting.
     Unresolved statuses become ``ERROR``, never a pass.
     """
@@ -783,7 +802,7 @@ def inject(
         model.Params.SolutionLimit = 1
         apply_caps(model, time_limit=None, threads=threads)
         encode_probe(model, xvar, instance, probe, encoding or choose_encoding(instance.spec, probe.label), node_map)
-        return _solve(model, guarded, started)
+        return isolate(lambda: _solve(model, guarded, started))
     except VerificationFailure as failure:
         return _error(failure.error.kind, failure.error.detail, "not_solved", started)
     except gp.GurobiError as exc:
@@ -805,13 +824,12 @@ def _solve(model: gp.Model, guarded: _GuardedCallback | None, started: float) ->
         model.optimize(guarded)
     status = status_name(model.Status)
     if guarded is not None and guarded.failure is not None:
-        exc = guarded.failure
-        return _error(
-            ErrorKind.BUILD_ERROR,
-            f"the candidate's callback raised {type(exc).__name__}: {exc}",
-            status,
-            started,
-        )
+        exc, guarded.failure = guarded.failure, None
+        # Only text leaves: the candidate's exception object ends here, with its finalizer (if
+        # any) run in the isolated call, not wherever the verifier would drop it later.
+        detail = f"the candidate's callback raised {type(exc).__name__}: {exc}"
+        del exc
+        return _error(ErrorKind.BUILD_ERROR, detail, status, started)
     verdict = _verdict(model)
     if verdict is None:
         kind = ErrorKind.TIMEOUT if model.Status == GRB.TIME_LIMIT else ErrorKind.SOLVER_STATUS

@@ -18,7 +18,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from vrpcoder.candidate import BuiltCandidate, build_candidate, model_outcome
 from vrpcoder.errors import ErrorKind, VerificationError, VerificationFailure
 from vrpcoder.families import Family
-from vrpcoder.injection import InjResult, InjVerdict, NodeMap, RoutingVariable, inject, match_routing_variable
+from vrpcoder.injection import (
+    InjResult,
+    InjVerdict,
+    Isolate,
+    NodeMap,
+    RoutingVariable,
+    inject,
+    match_routing_variable,
+    run_here,
+)
 from vrpcoder.probes import Encoding, Label, Probe, choose_encoding
 from vrpcoder.relabelling import judgeable_by_arcs
 from vrpcoder.samples import Sample
@@ -141,7 +150,8 @@ _ORDER = random.SystemRandom()
 
 
 def _judge_probes(
-    built: BuiltCandidate, sample: Sample, xvar: RoutingVariable, node_map: NodeMap, config: VerifyConfig
+    built: BuiltCandidate, sample: Sample, xvar: RoutingVariable, node_map: NodeMap, config: VerifyConfig,
+    isolate: Isolate,
 ) -> list[ProbeResult]:
     """INJ on every probe the matched ``x`` can be asked about, in sample order."""
     instance = sample.instance
@@ -151,7 +161,7 @@ def _judge_probes(
     for query in _query_plan(sample, askable):
         result = inject(
             built, instance, sample.probes[query.index], xvar=xvar, node_map=node_map, encoding=query.encoding,
-            time_limit=config.time_limit, threads=config.threads,
+            time_limit=config.time_limit, threads=config.threads, isolate=isolate,
         )
         (answers if query.encoding is None else controls)[query.index] = result
     return [
@@ -213,8 +223,9 @@ def verify(candidate_code: str, sample: Sample, config: VerifyConfig | None = No
     return verify_built(built, sample, config)
 
 
-def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig) -> Verdict:
-    """DIFF and INJ on an already built candidate (the sandbox worker calls this directly)."""
+def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig, *, isolate: Isolate = run_here) -> Verdict:
+    """DIFF and INJ on an already built candidate (the sandbox worker calls this directly, with an
+    ``isolate`` that runs every solve where the candidate's callback may run on a thread of its own)."""
     outcome = model_outcome(built.model)
     diff = outcome.objective is not None and abs(outcome.objective - sample.reference_objective) <= config.diff_tolerance
     error: VerificationError | None = None
@@ -234,7 +245,7 @@ def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig) ->
             for p in sample.probes
         ]
     else:
-        probes = _judge_probes(built, sample, xvar, node_map, config)
+        probes = _judge_probes(built, sample, xvar, node_map, config, isolate)
         error = error or next((p.error for p in probes if p.error is not None), None)
     if not all(p.judged for p in probes):
         routing_note = _UNJUDGEABLE_NOTE if routing_note is None else f"{routing_note}; {_UNJUDGEABLE_NOTE}"

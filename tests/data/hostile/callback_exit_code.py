@@ -8,17 +8,18 @@ import sys
 import gurobipy as gp
 
 
+_built = []
+
+
 def callback(model, where):
-    frame = sys._getframe()
-    while frame is not None:
-        if frame.f_code.co_name == "inject":
-            sys.exit(88)
-        frame = frame.f_back
+    if _built:  # every solve after build_model returned is one of the verifier's
+        sys.exit(88)
 
 
 def build_model():
     m = gold_build_model()
     m.reset()
     m.optimize(callback)
+    _built.append(True)
     print("optimized with a callback that exits 88 under INJ", flush=True)
     return m

@@ -2,23 +2,23 @@
 own time limit, which Gurobi only checks between callbacks)."""
 # ruff: noqa: F821 - gold_build_model() is prepended by the test
 
-import sys
 import time
 
 import gurobipy as gp
 
 
+_built = []
+
+
 def callback(model, where):
-    frame = sys._getframe()
-    while frame is not None:
-        if frame.f_code.co_name == "inject":
-            time.sleep(3600)
-        frame = frame.f_back
+    if _built:  # every solve after build_model returned is one of the verifier's
+        time.sleep(3600)
 
 
 def build_model():
     m = gold_build_model()
     m.reset()
     m.optimize(callback)
+    _built.append(True)
     print("optimized with a callback that sleeps under INJ", flush=True)
     return m

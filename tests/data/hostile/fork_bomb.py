@@ -16,5 +16,5 @@ def build_model():
                 os._exit(0)
             children += 1
     except OSError as exc:
-        print(f"fork refused after {children} children: {exc!r}")
+        print(f"fork refused after {children} children: {exc!r}", flush=True)
     return gold_build_model()

@@ -76,7 +76,8 @@ CASES = [
     Case("callback_exit", ErrorKind.BUILD_ERROR, "optimized with a callback that exits under INJ"),
     Case("callback_sleep", ErrorKind.TIMEOUT, "optimized with a callback that sleeps under INJ", hang=True),
     Case("ignore_sigxcpu", ErrorKind.TIMEOUT, "signals ignored", hang=True),
-    Case("hanging_stdout", ErrorKind.TIMEOUT, "stdout is about to hang", hang=True),
+    # A replaced stdout is put back once the build is over, so a hang in it never comes.
+    Case("hanging_stdout", None, "stdout is about to hang"),
     Case("atexit_sleep", None, "exit handlers registered"),
     Case("del_raises", None, "bombs planted"),
     Case("deep_recursion", ErrorKind.BUILD_ERROR, "recursing"),
@@ -90,9 +91,9 @@ CASES = [
     Case("patch_builtins", ErrorKind.SANDBOX_VIOLATION, "builtins patched"),
     Case("warnings_as_errors", None, "warnings are errors now"),
     Case("lower_rlimits", None, "no more descriptors"),
-    # A job whose verification fits in memory the child already holds needs no new mapping, so
-    # the cut limit stops nothing (how much is free at the fork varies with the sandbox's history).
-    Case("lower_memory", ErrorKind.SOLVER_STATUS, "address space cut to the bone", harmless_possible=True),
+    # No thread can be started for the verifier's queries once the limit is cut, so the job ends
+    # out of memory (where the build's last allocations fail first, so does the build).
+    Case("lower_memory", ErrorKind.MEMORY_LIMIT, "address space cut to the bone"),
     Case("gurobi_write_outside", None, "gurobi write refused /etc/pwned.lp"),
     Case("dirfd_write_outside", None, "dir_fd write refused in /"),
     Case("fake_size_limit", ErrorKind.BUILD_ERROR, "raising a home-made GurobiError 10010"),
@@ -105,17 +106,18 @@ CASES = [
     Case("disposed_model", ErrorKind.NOT_A_MODEL),
     # Interpreter state armed during the build is put back before the verifier runs.
     Case("starve_sample_pipe", None, "made non-blocking"),
-    Case("signal_in_verify", None, "timer armed"),
-    Case("patch_and_restore", ErrorKind.NO_ROUTING_VARIABLE, "timer armed"),
+    # Signal handlers can only be set from the main thread, and build_model runs off it.
+    Case("signal_in_verify", ErrorKind.BUILD_ERROR, "timer armed"),
+    Case("patch_and_restore", ErrorKind.BUILD_ERROR, "timer armed"),
     # Red-team round 3: the start logic, the report channel and the child's last steps.
     Case("forge_frames", ErrorKind.SANDBOX_VIOLATION),
-    Case("flush_exit", ErrorKind.SANDBOX_VIOLATION, "stdout will leave with status 88"),
+    Case("flush_exit", None, "stdout will leave with status 88"),
     Case("callback_terminate", ErrorKind.SOLVER_STATUS, "optimized with a callback that terminates INJ"),
     Case("sigmask_loop", ErrorKind.TIMEOUT, "every signal blocked", hang=True),
     # Round 3 holes, closed: the verifier patched from the candidate's stream flush, from inside the
     # integrity check, by a swapped __code__, mid-verification and put back, from an audit hook of
     # its own, and a standard function replaced so that the verifier's failure looks like ours.
-    Case("flush_forge", ErrorKind.SANDBOX_VIOLATION, "stdout replaced"),
+    Case("flush_forge", ErrorKind.NO_ROUTING_VARIABLE, "stdout replaced"),
     Case("guard_key", ErrorKind.SANDBOX_VIOLATION, "booby-trapped attribute key planted"),
     Case("code_swap", ErrorKind.SANDBOX_VIOLATION),
     Case("restore_in_verify", ErrorKind.SANDBOX_VIOLATION, "id2idx is a booby-trapped dict"),
@@ -158,6 +160,23 @@ def test_hostile_script_is_contained(
     record = running.execute(hostile_code(case.script), cvrp, CONFIG)
     _assert_contained(record, case)
     _assert_still_usable(running, cvrp)
+
+
+@pytest.mark.parametrize("route", ["build", "callback", "stdout", "finalizer"])
+def test_the_verifiers_frames_are_out_of_the_candidates_reach(
+    route: str, executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample
+) -> None:
+    """A broken model whose code walks up the stack to rewire the report writer: from its build,
+    its callback during INJ, a replaced stdout or a finalizer. Every route once forged a full
+    reward; the candidate's code now runs on threads of its own and finds nothing to rewire."""
+    record = executor.execute(hostile_code("frame_walk_forge", ROUTE=repr(route)), cvrp, CONFIG)
+    assert f"attempt made from {route}" in record.output
+    assert "rewired" not in record.output
+    verdict = record.verdict
+    assert (verdict.error, verdict.diff, verdict.passed) == (None, False, False), verdict.error
+    assert verdict.objective is not None and verdict.objective > verdict.reference_objective
+    assert verdict.reward is not None and verdict.reward < 1.0
+    _assert_still_usable(executor, cvrp)
 
 
 def test_fork_bomb_stops_at_the_process_limit(executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample) -> None:

@@ -4,8 +4,10 @@ It is forked as a spare before its job exists (``await_job``) and learns the job
 pipe. It is untrusted from the moment the candidate's first line runs. Its order of work is
 what keeps the sample away from the candidate's own code: the build is reported *before* the
 sample (without its gold script) is sent here, so code that runs at import time or inside
-``build_model`` has nothing to find. The verdict it sends is checked by the supervisor, never
-trusted as such.
+``build_model`` has nothing to find. The candidate's code itself (the build, and every solve
+where its callback runs) runs on threads of its own (``isolation``), so it finds none of this
+module's frames above it. The verdict it sends is checked by the supervisor, never trusted as
+such.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass
+from functools import partial
 from typing import NoReturn
 
 from pydantic import BaseModel
@@ -42,6 +45,7 @@ from vrpcoder_verifier.sandbox.protocol import (
     encode_frame,
     read_frame,
 )
+from vrpcoder_verifier.sandbox.isolation import Escaped, Isolation
 from vrpcoder_verifier.sandbox.prefault import PageSpans, populate
 from vrpcoder_verifier.sandbox.tripwire import Guard, install_hook
 
@@ -177,15 +181,16 @@ def _finish(exit_code: int = 0) -> NoReturn:
 
 @dataclass(frozen=True, slots=True)
 class Closing:
-    """What the last report needs besides itself: the candidate's streams are flushed first (the
-    supervisor answers as soon as the report arrives, taking only the output already in the pipe),
-    and flushing calls the candidate's stream objects, which may do anything; so the interpreter
-    state is put back and the integrity check runs *after* that, and nothing of the candidate's
-    is called between the check and the report."""
+    """What the last report needs besides itself: the streams are flushed first (the supervisor
+    answers as soon as the report arrives, taking only the output already in the pipe); they are
+    the child's own by then (the candidate's are put back after each of its calls), and the
+    interpreter state is put back and the integrity check runs after the flush all the same, so
+    that nothing of the candidate's is called between the check and the report."""
 
     reporter: Reporter
     guard: Guard
     state: InterpreterState
+    isolation: Isolation
 
 
 def _integrity_problems(closing: Closing, model: object | None, stamps: tuple[int, ...] | None = None) -> list[str]:
@@ -214,12 +219,16 @@ class InterpreterState:
     """Process-wide settings the candidate may change and the verifier relies on, as they were
     before the candidate ran, with the functions to put them back bound just as early.
 
-    Put back before every integrity check: a handler, timer or garbage collector callback the
-    candidate armed would otherwise fire inside the verifier (where it could patch the verifier
-    after the check and put everything back before the next one), a lowered recursion limit would
-    break it, and a pipe made non-blocking (``blocking_fds``) would make its read fail. Each of
-    those would end as a crash of *our* code (a verdict that blames us), so they are undone
-    rather than judged.
+    Put back after every isolated call and before every integrity check: a handler, timer or
+    garbage collector callback the candidate armed would otherwise fire inside the verifier
+    (where it could patch the verifier after the check and put everything back before the next
+    one), a lowered recursion limit would break it, and a pipe made non-blocking
+    (``blocking_fds``) would make its read fail. Each of those would end as a crash of *our* code
+    (a verdict that blames us), so they are undone rather than judged. The same goes for what
+    would run the candidate's code on the verifier's thread: its own ``sys.stdout`` (gurobipy
+    logs parameter changes through it), import hooks, and automatic garbage collection, which
+    runs the finalizers of whatever cyclic garbage it left (collection stays off in the child;
+    a job is short, and its memory is limited anyway).
     """
 
     def __init__(self, blocking_fds: tuple[int, ...]) -> None:
@@ -237,8 +246,22 @@ class InterpreterState:
         self._signal = signal.signal
         self._setitimer = signal.setitimer
         self._fcntl = fcntl.fcntl
+        self._sys = sys
+        self._streams = (sys.stdin, sys.stdout, sys.stderr)
+        self._import_hooks = (list(sys.meta_path), list(sys.path_hooks))
+        self._gc_disable = gc.disable
+
+    def flush_own_streams(self) -> None:
+        for stream in self._streams[1:]:
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                continue
 
     def restore(self) -> None:
+        self._gc_disable()
+        self._sys.stdin, self._sys.stdout, self._sys.stderr = self._streams
+        self._sys.meta_path, self._sys.path_hooks = (list(hooks) for hooks in self._import_hooks)
         self._set_recursion_limit(self._recursion_limit)
         self._gc_callbacks[:] = self._gc_callbacks_before
         for timer in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF):
@@ -253,6 +276,14 @@ class InterpreterState:
 
 
 _UNCATCHABLE = frozenset({signal.SIGKILL, signal.SIGSTOP})
+
+
+def _abandon(reporter: Reporter, state: InterpreterState, detail: str) -> NoReturn:
+    """Report a violation and leave at once: a thread of the candidate's may still be at work, so
+    nothing of its own is called (only the streams the child started with are flushed)."""
+    state.flush_own_streams()
+    reporter.violation(detail)
+    os._exit(0)
 
 
 def _prepare_idle(channels: ChildChannels) -> None:
@@ -280,15 +311,16 @@ def _build_phase(setup: ChildSetup, closing: Closing) -> tuple[BuiltCandidate, t
     reporter = closing.reporter
     reporter.started()
     started = time.perf_counter()
+    build = partial(build_candidate, setup.header.code, time_limit=config.time_limit, threads=config.threads)
     try:
-        built = build_candidate(setup.header.code, time_limit=config.time_limit, threads=config.threads)
+        built = closing.isolation(build)
     except VerificationFailure as failure:
         failed = BuildFailed(error=failure.error, seconds=time.perf_counter() - started, token=reporter.token)
         _conclude(closing, failed, None)
     except MemoryError:
         reporter.out_of_memory()
-    except BaseException as exc:  # noqa: BLE001 - e.g. a KeyboardInterrupt raised by the candidate
-        error = VerificationError(kind=ErrorKind.BUILD_ERROR, detail=f"build_model() raised {type(exc).__name__}")
+    except Escaped as exc:  # e.g. a KeyboardInterrupt raised by the candidate
+        error = VerificationError(kind=ErrorKind.BUILD_ERROR, detail=f"build_model() raised {exc.type_name}")
         failed = BuildFailed(error=error, seconds=time.perf_counter() - started, token=reporter.token)
         _conclude(closing, failed, None)
     problems = _integrity_problems(closing, built.model)
@@ -310,6 +342,8 @@ def await_job(channels: ChildChannels, guard: Guard) -> NoReturn:
         _prepare_idle(channels)
         reporter = Reporter(channels.report_fd)
         state = InterpreterState(blocking_fds=(channels.sample_fd,))
+        isolation = Isolation(after=state.restore, abandon=partial(_abandon, reporter, state))
+        gc.disable()
         install_hook(reporter.violation, native_roots=channels.native_roots, writable_roots=(channels.scratch,))
         frame = read_frame(channels.header_fd, MAX_JOB_FRAME)
         if frame is None:
@@ -321,7 +355,7 @@ def await_job(channels: ChildChannels, guard: Guard) -> NoReturn:
     except BaseException:  # noqa: BLE001 - nothing of the candidate's has run yet: our fault
         traceback.print_exc()
         _finish(EXIT_CRASH)
-    _run(setup, Closing(reporter=reporter, guard=guard, state=state))
+    _run(setup, Closing(reporter=reporter, guard=guard, state=state, isolation=isolation))
 
 
 def _receive_sample(setup: ChildSetup, reporter: Reporter) -> Disclosure:
@@ -349,18 +383,21 @@ def _run(setup: ChildSetup, closing: Closing) -> NoReturn:
     built, stamps = _build_phase(setup, closing)
     disclosure = _receive_sample(setup, reporter)
     try:
-        verdict = verify(built, disclosure.sample, setup.header.config)
+        verdict = verify(built, disclosure.sample, setup.header.config, isolate=closing.isolation)
     except MemoryError:
         reporter.out_of_memory()
     except Exception as exc:  # noqa: BLE001 - verify_built classifies candidate faults itself
+        escaped = exc if isinstance(exc, Escaped) else None
+        by_candidate = (escaped.by_candidate or escaped.base) if escaped is not None else _raised_by_candidate(exc)
         problems = _integrity_problems(closing, built.model, stamps)
         if problems:
             reporter.violation("; ".join(problems))
-        elif _raised_by_candidate(exc):
-            reporter.violation(f"the candidate's code raised {type(exc).__name__} inside the verifier")
+        elif by_candidate:
+            name = escaped.type_name if escaped is not None else type(exc).__name__
+            reporter.violation(f"the candidate's code raised {name} inside the verifier")
         else:
-            crashed = Crashed(detail=traceback.format_exc(limit=-3)[-2000:], token=reporter.token)
-            _conclude(closing, crashed, built.model, stamps)
+            detail = escaped.trace if escaped is not None else traceback.format_exc(limit=-3)[-2000:]
+            _conclude(closing, Crashed(detail=detail, token=reporter.token), built.model, stamps)
         _finish()
     except BaseException as exc:  # noqa: BLE001 - raised through the verifier by candidate callbacks
         reporter.violation(f"{type(exc).__name__} raised through the verifier")

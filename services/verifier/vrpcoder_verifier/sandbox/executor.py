@@ -38,9 +38,19 @@ the candidate built, so candidate code and the verifier share one interpreter. W
   /proc, writes outside scratch, process creation, signals and sockets as violations the moment
   they happen, and an integrity snapshot finds monkeypatched gurobipy/verifier/builtins, a
   ``Model`` subclass, attributes shadowing ``Status``/``ObjVal`` on the model, and leftover threads.
-* Signal handlers, timers, garbage-collector callbacks, the recursion limit and the sample pipe's
-  flags, as the candidate left them, are put back before the integrity check: nothing it armed
-  fires inside the verifier.
+* The candidate's code (its build, and every INJ solve, where its callback runs) runs on a thread
+  of its own (``isolation``): walking up the stack (``sys._getframe().f_back``, a traceback's
+  ``tb_frame``) it finds a trampoline and no frame of the verifier's, so the report writer, the
+  job token and the INJ answers are out of its reach. Only a result, or an exception rebuilt as
+  plain data, comes back; a thread of its own still running when the call returns is a
+  violation. A hostile script that rewired the report writer from its build, its callback, a
+  replaced stdout or a finalizer turned a wrong model into a clean pass before this.
+* Signal handlers, timers, garbage-collector callbacks, the recursion limit, the sample pipe's
+  flags, ``sys.stdout``/``stderr``/``stdin`` and the import hooks, as the candidate left them,
+  are put back after each of its calls: nothing it armed runs on the verifier's thread (gurobipy
+  logs through ``sys.stdout``). Automatic garbage collection stays off in the child, so no
+  finalizer of the candidate's runs there either. The price: ``build_model`` cannot install
+  signal handlers (Python allows that on the main thread only; it is a build error).
 * The child announces the moment the candidate's code starts. An abnormal end before it is ours
   (infrastructure); after it, whatever the exit status or report says, it is the candidate's:
   ``os._exit`` or a crash before the build is reported is a build error, after it a violation,
@@ -53,18 +63,16 @@ the candidate built, so candidate code and the verifier share one interpreter. W
   is a violation even when the old value is back by the final check (patch and restore from a
   callback, a finaliser or an object the verifier reads); swapping ``__code__``/``__defaults__``
   of the verifier's functions and adding audit hooks are refused; the candidate's stream objects
-  are flushed before the final check, never after it.
+  are never called on the verifier's thread (they are put back after each call).
 * The candidate's callbacks run inside every INJ query and can read the injected rows. The
   queries come in an order drawn afresh per verification, and the feasible probe is asked again
   under the violating probes' encoding (``verification._query_plan``): a callback that refuses
   whatever looks like a violating probe refuses that control too and loses the feasible probe.
 
 What remains possible for a candidate that knows this code: a callback that accepts only the arcs
-of its own optimum (right whenever the feasible probe is that optimum); walking interpreter frames
-(``sys._getframe().f_back`` is not audited) to read the verifier's locals (the job token
-included) or rebind them. Closing that needs INJ out of the candidate's process (its model
-exported, its callbacks lost) -- a change of the verifier's semantics, not of the sandbox.
-Also open: a model padded to just under the size-limited licence makes INJ's own rows cross it
+of its own optimum (right whenever the feasible probe is that optimum). Its own thread's frames
+hold the model, its callback and the trampoline's hand-back slot, which is filled only after its
+code is over. Also open: a model padded to just under the size-limited licence makes INJ's own rows cross it
 (a licence verdict, no reward, instead of the failure it earned); it cannot happen with a full
 licence.
 

@@ -355,7 +355,9 @@ class _Watch:
         self.selector.register(self.sample_fd, selectors.EVENT_WRITE)
 
     def _on_build_failed(self, message: BuildFailed) -> None:
-        if self.phase is not Phase.BUILDING or message.error.kind not in BUILD_FAILURE_KINDS:
+        """A failed build, or the child out of memory at any point (its one pre-encoded report)."""
+        out_of_memory = self.phase is Phase.VERIFYING and message.error.kind is ErrorKind.MEMORY_LIMIT
+        if not out_of_memory and (self.phase is not Phase.BUILDING or message.error.kind not in BUILD_FAILURE_KINDS):
             self._protocol(f"unexpected build failure ({message.error.kind.value})")
             return
         detail = message.error.detail[:_MAX_DETAIL]

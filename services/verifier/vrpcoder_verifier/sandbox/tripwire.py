@@ -18,9 +18,9 @@ a candidate would subvert its own verdict, each reported to the supervisor the m
   property), shadowing attributes on the returned model, a subclass of ``Model`` and threads
   left running: found by comparing against a snapshot taken before the candidate ran.
 
-Known gap, by construction: a candidate that walks frames (``sys._getframe().f_back`` is not an
-audited event, and ``collections.namedtuple`` needs ``sys._getframe``) can reach the verifier's
-locals. See the executor module's threat model.
+Frame walking (``sys._getframe().f_back`` is not an audited event, and ``collections.namedtuple``
+needs ``sys._getframe``) is not refused here: the candidate's code runs on threads of its own
+(``isolation``), where no frame of the verifier's is above it.
 """
 
 from __future__ import annotations

@@ -1,0 +1,183 @@
+"""The candidate's code on a thread of its own, out of reach of the verifier's frames.
+
+Python lets any code walk up the stack it runs on (``sys._getframe().f_back`` is not even an
+audited event) and read or mutate what the frames above it hold. Run on the child's main thread,
+the candidate's ``build_model`` or callback finds the verifier's own frames there: the report
+writer, the job token, the INJ answers collected so far. A hostile script rewired the report
+writer that way and turned a wrong model's verdict into a clean pass that the supervisor's
+recomputation could not tell from a real one.
+
+So every call that may run the candidate's code (the build, and each INJ solve, where its
+callback runs) goes to a fresh thread whose stack holds nothing but that call: the candidate's
+frames walk up to a small trampoline and stop. The main thread waits, and takes back only:
+
+* a return value, which the trampoline stores after the candidate's code is done;
+* an exception, rebuilt as plain data (``detach``): the candidate's exception object, its
+  traceback (which holds frames) and its finalizer stay on the thread that raised it.
+
+What the candidate could still reach from the trampoline (the call, the lock, the outcome slot)
+is checked: a lock released before the call ended, or a thread of the candidate's still running
+once the call returns (from which it could act while the verifier works, or replace the
+outcome) ends the job at once as a sandbox violation (``abandon``), decided on the main thread
+without running anything more of the verifier's or the candidate's. The child also keeps automatic garbage collection
+off (``InterpreterState``), so no finalizer of the candidate's runs on the main thread mid-verify.
+
+Cost: a thread start and two lock hand-offs per call, about 60 microseconds.
+"""
+
+from __future__ import annotations
+
+import _thread
+import time
+import traceback
+from collections.abc import Callable
+from typing import NoReturn, TypeVar
+
+import gurobipy as gp
+from vrpcoder.candidate import CANDIDATE_FILE
+from vrpcoder.errors import VerificationFailure
+
+_T = TypeVar("_T")
+_THREADS_GONE_SECONDS = 2.0
+"""How long a thread the candidate's code started may take to end once the call is back."""
+
+
+class Escaped(Exception):  # noqa: N818 - it is what escaped, not an error of ours
+    """An exception that came out of an isolated call and is not one of the verifier's own
+    failures, as plain data."""
+
+    def __init__(self, type_name: str, *, by_candidate: bool, base: bool, trace: str) -> None:
+        super().__init__(type_name)
+        self.type_name = type_name
+        self.by_candidate = by_candidate
+        """It came out of, or went through, a frame of the candidate's code."""
+        self.base = base
+        """A ``BaseException`` that is not an ``Exception`` (``KeyboardInterrupt``, say)."""
+        self.trace = trace
+        """The formatted traceback, for our own crashes."""
+
+
+def _raised_by_candidate(exc: BaseException) -> bool:
+    return any(frame.filename == CANDIDATE_FILE for frame in traceback.extract_tb(exc.__traceback__))
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        return "".join(traceback.format_exception(exc, limit=-3))[-2000:]
+    except Exception:  # noqa: BLE001 - the candidate's __str__ may raise
+        return type(exc).__name__
+
+
+def detach(exc: BaseException) -> BaseException:
+    """A fresh exception carrying what the verifier needs of ``exc`` and nothing of its objects.
+
+    The verifier's own failures keep their types (exact types only: a subclass is someone
+    else's); a MemoryError stays a MemoryError, so that it is judged as one."""
+    if type(exc) is VerificationFailure:
+        return VerificationFailure(exc.error.kind, exc.error.detail)
+    if type(exc) is gp.GurobiError:
+        return gp.GurobiError(exc.errno, str(exc))
+    if isinstance(exc, MemoryError):
+        return MemoryError()
+    return Escaped(
+        type(exc).__name__,
+        by_candidate=_raised_by_candidate(exc),
+        base=not isinstance(exc, Exception),
+        trace=_describe(exc),
+    )
+
+
+_EMPTY = object()
+"""The slot before the trampoline fills it: still there when the main thread wakes, the lock was
+released by someone else."""
+_OUT_OF_MEMORY = object()
+"""The outcome could not even be stored (the candidate cut the memory limit)."""
+_THREAD_LEFT = object()
+"""A thread of the candidate's was still running when the call returned."""
+
+
+class Isolation:
+    """Runs calls on threads of their own (see the module docstring). ``after`` runs on the main
+    thread once each call is back, to put back what the candidate may have changed; ``abandon``
+    reports a tampered hand-back and ends the process."""
+
+    def __init__(self, after: Callable[[], None], abandon: Callable[[str], NoReturn]) -> None:
+        self._after = after
+        self._abandon = abandon
+        self._start = _thread.start_new_thread
+        self._lock = _thread.allocate_lock
+        self._count = _thread._count
+        self._monotonic = time.monotonic
+        self._sleep = time.sleep
+        self._detach = detach
+
+    def __call__(self, call: Callable[[], _T], /) -> _T:
+        """The call's result, or its exception rebuilt by ``detach``.
+
+        The trampoline stores the outcome only once the candidate's code is over and no thread of
+        its own is left, so nothing of the candidate's can replace it afterwards. Everything it
+        needs after the call is bound before: with the memory limit cut, even a bound method
+        lookup can fail, and a lock left held would hang the job."""
+        started, done = self._lock(), self._lock()
+        started.acquire()
+        done.acquire()
+        has_started, release = started.release, done.release
+        slot: list[object] = [_EMPTY]
+        detach_, alone = self._detach, self._alone
+        threads = self._count()
+
+        def trampoline() -> None:
+            try:
+                has_started()
+                try:
+                    outcome: tuple[bool, object] = (True, call())
+                except BaseException as exc:  # noqa: BLE001 - handed back as data
+                    outcome = (False, detach_(exc))
+                slot[0] = outcome if alone(threads + 1) else _THREAD_LEFT
+            except BaseException:  # noqa: BLE001 - out of memory while storing: nothing else can fail here
+                slot[0] = _OUT_OF_MEMORY
+            finally:
+                release()
+
+        try:
+            self._start(trampoline, ())
+        except RuntimeError:  # no room for a thread's stack: the candidate cut the memory limit
+            raise MemoryError("no thread could be started for the candidate's code") from None
+        self._await_start(started, threads)
+        done.acquire()
+        outcome = slot[0]
+        if outcome is _OUT_OF_MEMORY:
+            raise MemoryError("the outcome of the candidate's code could not be stored")
+        if outcome is _THREAD_LEFT:
+            self._abandon("the candidate's code left a thread running")
+        if outcome is _EMPTY or type(outcome) is not tuple:
+            self._abandon("the candidate's code tampered with the hand-back of its call")
+        if not self._alone(threads):
+            self._abandon("the thread that ran the candidate's code did not end")
+        self._after()
+        ok, value = outcome
+        if not ok:
+            assert isinstance(value, BaseException)
+            raise value
+        return value  # type: ignore[return-value]
+
+    def _await_start(self, started: _thread.LockType, threads: int) -> None:
+        """Wait until the trampoline runs. A new thread needs memory for its first frame before
+        any of our code runs in it; with the limit cut it dies there, holding nothing, and waiting
+        on ``done`` would hang the job (seen twice gone, so as not to mistake a slow start)."""
+        gone = 0
+        while not started.acquire(timeout=0.5):
+            gone = gone + 1 if self._count() <= threads else 0
+            if gone >= 2:
+                raise MemoryError("the thread for the candidate's code died before it ran")
+
+    def _alone(self, threads: int) -> bool:
+        """Whether no more than ``threads`` threads are left besides the main one (a thread that is
+        ending is given a moment: the trampoline's own too, which the integrity check would
+        otherwise count as left running by the candidate)."""
+        deadline = self._monotonic() + _THREADS_GONE_SECONDS
+        while self._count() > threads:
+            if self._monotonic() > deadline:
+                return False
+            self._sleep(0.0002)
+        return True

@@ -1,0 +1,101 @@
+"""Isolated calls: what they hand back, what their code can reach, and tampering with the hand-back."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import NoReturn
+
+import pytest
+from vrpcoder.errors import ErrorKind, VerificationFailure
+from vrpcoder_verifier.sandbox.isolation import Escaped, Isolation
+
+
+class Abandoned(Exception):
+    pass
+
+
+def _abandon(detail: str) -> NoReturn:
+    raise Abandoned(detail)
+
+
+@pytest.fixture
+def after_calls() -> list[int]:
+    return []
+
+
+@pytest.fixture
+def isolation(after_calls: list[int]) -> Isolation:
+    return Isolation(after=lambda: after_calls.append(1), abandon=_abandon)
+
+
+def test_a_result_comes_back_and_after_runs(isolation: Isolation, after_calls: list[int]) -> None:
+    assert isolation(lambda: 6 * 7) == 42
+    assert after_calls == [1]
+
+
+def _locals_above() -> set[str]:
+    names: set[str] = set()
+    frame = sys._getframe().f_back
+    while frame is not None:
+        names.update(frame.f_locals)
+        frame = frame.f_back
+    return names
+
+
+def test_the_callers_frames_are_out_of_reach(isolation: Isolation) -> None:
+    secret_token = "s3cret"
+    assert "secret_token" in _locals_above()
+    assert "secret_token" not in isolation(_locals_above)
+    assert secret_token
+
+
+def test_the_verifiers_failures_come_back_fresh(isolation: Isolation) -> None:
+    def fail() -> None:
+        try:
+            raise KeyError("inner")
+        except KeyError:
+            raise VerificationFailure(ErrorKind.NOT_A_MODEL, "no model") from None
+
+    with pytest.raises(VerificationFailure) as caught:
+        isolation(fail)
+    assert caught.value.error.kind is ErrorKind.NOT_A_MODEL
+    assert (caught.value.__context__, caught.value.__cause__) == (None, None)
+
+
+@pytest.mark.parametrize(("raised", "base"), [(ValueError("x"), False), (KeyboardInterrupt(), True)])
+def test_other_exceptions_come_back_as_data(isolation: Isolation, raised: BaseException, base: bool) -> None:
+    def fail() -> None:
+        raise raised
+
+    with pytest.raises(Escaped) as caught:
+        isolation(fail)
+    assert (caught.value.type_name, caught.value.base, caught.value.by_candidate) == (type(raised).__name__, base, False)
+    assert type(raised).__name__ in caught.value.trace
+
+
+def test_a_thread_left_running_is_abandoned(isolation: Isolation) -> None:
+    stop = threading.Event()
+
+    def leave_a_thread() -> None:
+        threading.Thread(target=stop.wait, daemon=True).start()
+
+    try:
+        with pytest.raises(Abandoned, match="left a thread running"):
+            isolation(leave_a_thread)
+    finally:
+        stop.set()
+
+
+def test_a_lock_released_early_is_abandoned(isolation: Isolation) -> None:
+    """The call finds the trampoline's lock in its caller's frame and releases it mid-call."""
+
+    def release_and_linger() -> None:
+        frame = sys._getframe().f_back
+        assert frame is not None
+        frame.f_locals["release"]()
+        time.sleep(0.2)
+
+    with pytest.raises(Abandoned, match="tampered"):
+        isolation(release_and_linger)
