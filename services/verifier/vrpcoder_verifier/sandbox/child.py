@@ -26,7 +26,7 @@ from functools import partial
 from typing import NoReturn
 
 from pydantic import BaseModel
-from vrpcoder.candidate import CANDIDATE_FILE, BuiltCandidate, build_candidate
+from vrpcoder.candidate import BuiltCandidate, build_candidate
 from vrpcoder.errors import ErrorKind, VerificationError, VerificationFailure
 from vrpcoder.verification import verify_built
 
@@ -45,7 +45,7 @@ from vrpcoder_verifier.sandbox.protocol import (
     encode_frame,
     read_frame,
 )
-from vrpcoder_verifier.sandbox.isolation import Escaped, Isolation
+from vrpcoder_verifier.sandbox.isolation import Escaped, Isolation, escaped
 from vrpcoder_verifier.sandbox.prefault import PageSpans, populate
 from vrpcoder_verifier.sandbox.tripwire import Guard, install_hook
 
@@ -371,11 +371,6 @@ def _receive_sample(setup: ChildSetup, reporter: Reporter) -> Disclosure:
         _finish()
 
 
-def _raised_by_candidate(exc: BaseException) -> bool:
-    """The exception came out of, or went through, a frame of the candidate's code."""
-    return any(frame.filename == CANDIDATE_FILE for frame in traceback.extract_tb(exc.__traceback__))
-
-
 def _run(setup: ChildSetup, closing: Closing) -> NoReturn:
     """Never returns: the process ends with ``os._exit`` whatever the candidate does."""
     verify = verify_built  # bound before the candidate's code runs: it cannot rebind the name for us
@@ -387,17 +382,14 @@ def _run(setup: ChildSetup, closing: Closing) -> NoReturn:
     except MemoryError:
         reporter.out_of_memory()
     except Exception as exc:  # noqa: BLE001 - verify_built classifies candidate faults itself
-        escaped = exc if isinstance(exc, Escaped) else None
-        by_candidate = (escaped.by_candidate or escaped.base) if escaped is not None else _raised_by_candidate(exc)
+        fault = escaped(exc)
         problems = _integrity_problems(closing, built.model, stamps)
         if problems:
             reporter.violation("; ".join(problems))
-        elif by_candidate:
-            name = escaped.type_name if escaped is not None else type(exc).__name__
-            reporter.violation(f"the candidate's code raised {name} inside the verifier")
+        elif fault.by_candidate or fault.base:
+            reporter.violation(f"the candidate's code raised {fault.type_name} inside the verifier")
         else:
-            detail = escaped.trace if escaped is not None else traceback.format_exc(limit=-3)[-2000:]
-            _conclude(closing, Crashed(detail=detail, token=reporter.token), built.model, stamps)
+            _conclude(closing, Crashed(detail=fault.trace, token=reporter.token), built.model, stamps)
         _finish()
     except BaseException as exc:  # noqa: BLE001 - raised through the verifier by candidate callbacks
         reporter.violation(f"{type(exc).__name__} raised through the verifier")

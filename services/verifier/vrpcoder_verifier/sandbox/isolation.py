@@ -57,11 +57,13 @@ class Escaped(Exception):  # noqa: N818 - it is what escaped, not an error of ou
         """The formatted traceback, for our own crashes."""
 
 
-def _raised_by_candidate(exc: BaseException) -> bool:
+def raised_by_candidate(exc: BaseException) -> bool:
+    """The exception came out of, or went through, a frame of the candidate's code."""
     return any(frame.filename == CANDIDATE_FILE for frame in traceback.extract_tb(exc.__traceback__))
 
 
-def _describe(exc: BaseException) -> str:
+def describe(exc: BaseException) -> str:
+    """The last frames of its traceback, for reports of our own crashes."""
     try:
         return "".join(traceback.format_exception(exc, limit=-3))[-2000:]
     except Exception:  # noqa: BLE001 - the candidate's __str__ may raise
@@ -79,11 +81,18 @@ def detach(exc: BaseException) -> BaseException:
         return gp.GurobiError(exc.errno, str(exc))
     if isinstance(exc, MemoryError):
         return MemoryError()
+    return escaped(exc)
+
+
+def escaped(exc: BaseException) -> Escaped:
+    """``exc`` as plain data (an ``Escaped`` is returned as it is)."""
+    if isinstance(exc, Escaped):
+        return exc
     return Escaped(
         type(exc).__name__,
-        by_candidate=_raised_by_candidate(exc),
+        by_candidate=raised_by_candidate(exc),
         base=not isinstance(exc, Exception),
-        trace=_describe(exc),
+        trace=describe(exc),
     )
 
 
