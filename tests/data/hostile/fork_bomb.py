@@ -1,4 +1,7 @@
-"""Hostile: a fork bomb (children sleep so that they hold their process slots)."""
+"""Hostile: a fork bomb (children sleep so that they hold their process slots). Its report is
+printed without a flush, as scripts print: at the process limit the verifier cannot start the
+thread for its next solve either and the child ends as out of memory, which must not lose what
+was printed before."""
 # ruff: noqa: F401, F821 - gold_build_model() is prepended by the test; imports as candidates write them
 
 import os
@@ -16,5 +19,5 @@ def build_model():
                 os._exit(0)
             children += 1
     except OSError as exc:
-        print(f"fork refused after {children} children: {exc!r}", flush=True)
+        print(f"fork refused after {children} children: {exc!r}")
     return gold_build_model()

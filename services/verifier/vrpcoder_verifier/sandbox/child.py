@@ -21,6 +21,7 @@ import signal
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import NoReturn
@@ -115,10 +116,15 @@ def _redirect_stdio(output_fd: int) -> None:
 
 
 class Reporter:
-    """Writes frames to the supervisor with references bound before the candidate runs."""
+    """Writes frames to the supervisor with references bound before the candidate runs.
 
-    def __init__(self, fd: int) -> None:
+    ``flush_output`` flushes the child's own streams (never the candidate's replacements): it runs
+    before the out-of-memory report, after which the process ends at once, so that what the
+    candidate printed before it ran out is not lost with the buffer."""
+
+    def __init__(self, fd: int, flush_output: Callable[[], None]) -> None:
         self._fd = fd
+        self._flush_output = flush_output
         self._write = os.write
         self._exit = os._exit
         self._encode = encode_frame
@@ -160,6 +166,10 @@ class Reporter:
         self.send(Violation(detail=detail[:_MAX_VIOLATION_DETAIL]))
 
     def out_of_memory(self) -> NoReturn:
+        try:
+            self._flush_output()
+        except BaseException:  # noqa: BLE001, S110 - best effort: even a flush may fail for memory
+            pass
         self._raw(self._out_of_memory)
         self._exit(EXIT_OUT_OF_MEMORY)
 
@@ -340,8 +350,8 @@ def await_job(channels: ChildChannels, guard: Guard) -> NoReturn:
     limits) sets none of them off."""
     try:
         _prepare_idle(channels)
-        reporter = Reporter(channels.report_fd)
         state = InterpreterState(blocking_fds=(channels.sample_fd,))
+        reporter = Reporter(channels.report_fd, state.flush_own_streams)
         isolation = Isolation(after=state.restore, abandon=partial(_abandon, reporter, state))
         gc.disable()
         install_hook(reporter.violation, native_roots=channels.native_roots, writable_roots=(channels.scratch,))
