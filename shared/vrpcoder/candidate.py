@@ -21,15 +21,16 @@ import time
 import traceback
 import types
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import gurobipy as gp
+import numpy as np
 from gurobipy import GRB
 from pydantic import BaseModel, ConfigDict
 
-from vrpcoder.errors import ErrorKind, VerificationFailure
+from vrpcoder.errors import ErrorKind, VerificationError, VerificationFailure
 
 SIZE_LIMIT_ERRNO = 10010
 """GurobiError code of the size-limited (pip) licence: the model exceeds 2000 variables or rows."""
@@ -81,27 +82,138 @@ def primary_objective(model: gp.Model) -> float:
     count = int(model.NumObj)
     if count <= 1:
         return float(model.ObjVal)
-    saved = int(model.Params.ObjNumber)
+    saved = int(model.Params.ObjNumber), int(model.Params.SolutionNumber)
+    model.Params.SolutionNumber = 0  # ObjNVal is read off this solution: the best, not whichever the script last looked at
     terms: list[tuple[int, float, float]] = []
     for number in range(count):
         model.Params.ObjNumber = number
         terms.append((int(model.ObjNPriority), float(model.ObjNWeight), float(model.ObjNVal)))
-    model.Params.ObjNumber = saved
+    model.Params.ObjNumber, model.Params.SolutionNumber = saved
     top = max(priority for priority, _, _ in terms)
     return sum(weight * value for priority, weight, value in terms if priority == top)
 
 
+# ---- the script's own objects, read while its code may still run -------------------------------
+
+
+def label(value: object) -> str:
+    """A node id as the text it is compared by (an exact ``str``: a subclass would run its own
+    ``__eq__`` and ``__hash__`` wherever the label is looked up later)."""
+    return str.__str__(str(value)).strip()
+
+
+def _position(value: object, what: str) -> int:
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise VerificationFailure(ErrorKind.INDEX_MISMATCH, f"{what} holds a non-integer position {value!r}")
+    return int.__int__(int(value))  # type: ignore[arg-type]
+
+
+class NodeTable(BaseModel):
+    """The script's id -> position table (``id2idx``, else ``idx2id``, else ``node_ids``) as plain
+    data, or why it could not be read; ``table`` None when the script defines none."""
+
+    model_config = ConfigDict(frozen=True)
+
+    table: dict[str, int] | None = None
+    error: VerificationError | None = None
+
+
+def read_node_table(namespace: Mapping[str, object]) -> NodeTable:
+    """Copy the script's node-id table. Reading the script's objects runs the script's code (a dict
+    subclass's ``items``, a key's ``__str__``), so it happens during the build, never later."""
+    try:
+        return NodeTable(table=_node_table(namespace))
+    except VerificationFailure as failure:
+        return NodeTable(error=failure.error)
+    except Exception as exc:  # noqa: BLE001 - the table is the script's object; reading it runs its code
+        detail = f"the script's node-id table could not be read ({type(exc).__name__})"
+        return NodeTable(error=VerificationError(kind=ErrorKind.INDEX_MISMATCH, detail=detail))
+
+
+def _node_table(namespace: Mapping[str, object]) -> dict[str, int] | None:
+    id2idx = namespace.get("id2idx")
+    if isinstance(id2idx, Mapping):
+        return {label(k): _position(v, "id2idx") for k, v in id2idx.items()}
+    idx2id = namespace.get("idx2id")
+    if isinstance(idx2id, Mapping):
+        return {label(v): _position(k, "idx2id") for k, v in idx2id.items()}
+    node_ids = namespace.get("node_ids")
+    if isinstance(node_ids, Sequence) and not isinstance(node_ids, str):
+        table = {label(b): i for i, b in enumerate(node_ids)}
+        if len(table) != len(node_ids):
+            raise VerificationFailure(ErrorKind.INDEX_MISMATCH, "node_ids contains the same id twice")
+        return table
+    return None
+
+
+PythonVariable = tuple[tuple[tuple[str, ...], gp.Var], ...]
+"""(index tokens, variable) pairs of the script's Python variable ``x``."""
+
+
+def read_python_variable(model: gp.Model, value: object) -> PythonVariable:
+    """The script's ``x`` as (index tokens, variable) pairs, or () when it is not an arc variable
+    of ``model``: only a dict (``tupledict`` included) from integer index tuples, or an array of
+    the matrix API, of variables of this model. Read during the build, like the node table."""
+    try:
+        model.update()
+        live = model.getVars()
+
+        def belongs(var: gp.Var) -> bool:
+            index = var.index
+            return 0 <= index < len(live) and live[index].sameAs(var)
+
+        if isinstance(value, gp.MVar):
+            raw = _array_entries(value.tolist(), ())
+        elif isinstance(value, dict):
+            entries = list(dict.items(value))
+            if not all(_arc_key(key) and type(var) is gp.Var for key, var in entries):
+                return ()
+            raw = [(tuple(str(int.__int__(int(token))) for token in key), var) for key, var in entries]
+        else:
+            return ()
+        return tuple(raw) if all(belongs(var) for _, var in raw) else ()
+    except Exception:  # noqa: BLE001 - reading the script's object runs its code; unreadable means no match
+        return ()
+
+
+def _arc_key(key: object) -> bool:
+    return type(key) is tuple and all(type(token) is int or isinstance(token, np.integer) for token in key)
+
+
+def _array_entries(nested: object, prefix: tuple[str, ...]) -> list[tuple[tuple[str, ...], gp.Var]]:
+    """The variables of an MVar's nested lists, keyed by their array positions."""
+    if type(nested) is gp.Var:
+        return [(prefix, nested)] if prefix else []
+    if type(nested) is not list:
+        return []
+    found: list[tuple[tuple[str, ...], gp.Var]] = []
+    for position, item in enumerate(nested):
+        entries = _array_entries(item, (*prefix, str(position)))
+        if not entries:
+            return []
+        found += entries
+    return found
+
+
 @dataclass(frozen=True)
 class BuiltCandidate:
-    """A candidate's model after its own ``build_model`` ran, with what INJ needs to reuse it."""
+    """A candidate's model after its own ``build_model`` ran, with what INJ needs to reuse it.
+
+    Everything the verifier needs of the script's own objects (its node table, its Python ``x``,
+    the model's outcome) is read here, during the build: in the sandbox the build runs on a thread
+    of the candidate's own, and whatever code those objects carry runs there, not later on the
+    verifier's thread. ``namespace`` is kept for tools and tests; the verifier never reads it.
+    """
 
     model: gp.Model
     callback: Callback | None
     """The callback the candidate optimized with (its lazy cuts are part of its model)."""
     namespace: dict[str, object]
-    """The script's module globals overlaid with ``build_model``'s final locals, so that
-    ``node_ids`` / ``id2idx`` are found wherever the candidate defined them."""
+    """The script's module globals overlaid with ``build_model``'s final locals."""
     build_seconds: float
+    outcome: Outcome
+    node_table: NodeTable
+    python_x: PythonVariable
 
 
 @dataclass
@@ -114,7 +226,24 @@ class _OptimizeSpy:
     optimized: set[int] = field(default_factory=set)
     keep_alive: list[gp.Model] = field(default_factory=list)
     """Strong references, so that ``id()`` keys cannot be reused by another model mid-build."""
-    size_limited: bool = False
+    size_limited: set[int] = field(default_factory=set)
+    """Models whose solve the licence refused as too large."""
+    size_errors: list[gp.GurobiError] = field(default_factory=list)
+    """The refusals themselves, as Gurobi raised them."""
+
+    def caused_by_size_limit(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is one of the licence's refusals, or was raised while handling one
+        (``raise ... from``, or a failure inside the ``except`` block). A refusal the script
+        caught and left behind says nothing about why it failed later: a throwaway model solved
+        only to be refused would otherwise turn any failure into "no reward" instead of a low one."""
+        seen: list[BaseException] = []
+        current: BaseException | None = exc
+        while current is not None and len(seen) < 50 and not any(current is s for s in seen):
+            if any(current is error for error in self.size_errors):
+                return True
+            seen.append(current)
+            current = current.__cause__ or current.__context__
+        return False
 
     def optimize(
         self, original: Callable[..., None], model: gp.Model, callback: Any, args: Any, kwargs: Any
@@ -129,7 +258,8 @@ class _OptimizeSpy:
             original(model, callback, *args, **kwargs)
         except gp.GurobiError as exc:
             if exc.errno == SIZE_LIMIT_ERRNO:
-                self.size_limited = True
+                self.size_limited.add(key)
+                self.size_errors.append(exc)
             raise
 
 
@@ -203,11 +333,12 @@ def candidate_traceback(exc: BaseException, code: str) -> str:
 def _failure_for(
     exc: BaseException, code: str, where: str, *, size_limited: bool = False
 ) -> VerificationFailure:
-    """Classify an exception from candidate code; a size-limit error seen earlier wins, because
-    scripts often catch the GurobiError and fail later for an unrelated-looking reason.
+    """Classify an exception from candidate code; ``size_limited`` (the failure is, or came out of
+    handling, a size-limit refusal) wins over the exception's own kind, because scripts often
+    catch the GurobiError and fail for an unrelated-looking reason while handling it.
 
-    Only a size-limit error that Gurobi itself raised counts (``size_limited``: seen by the optimize
-    spy, or raised by our own optimize call). Anyone can construct ``GurobiError(10010, ...)``, and
+    Only a size-limit error that Gurobi itself raised counts (seen by the optimize spy, or raised
+    by our own optimize call). Anyone can construct ``GurobiError(10010, ...)``, and
     a broken script that raised one would otherwise be scored as "too large for our licence" (no
     reward at all) instead of as a failed build."""
     if size_limited:
@@ -266,7 +397,7 @@ def _compile(code: str) -> types.CodeType:
         raise VerificationFailure(ErrorKind.SYNTAX_ERROR, str(exc)) from None
 
 
-def build_candidate(code: str, *, time_limit: float | None = None, threads: int | None = 1) -> BuiltCandidate:
+def build_candidate(code: str, time_limit: float | None = None, threads: int | None = 1) -> BuiltCandidate:
     """Execute a candidate script and return its optimized model, or raise a classified failure.
 
     ``time_limit`` and ``threads`` cap every solve the candidate starts (its own settings win
@@ -287,7 +418,7 @@ def build_candidate(code: str, *, time_limit: float | None = None, threads: int 
                 exec(compiled, namespace)
             except (Exception, SystemExit) as exc:
                 raise _failure_for(
-                    exc, code, "error while importing the script", size_limited=spy.size_limited
+                    exc, code, "error while importing the script", size_limited=spy.caused_by_size_limit(exc)
                 ) from None
             build_model = namespace.get("build_model")
             if not callable(build_model):
@@ -297,8 +428,10 @@ def build_candidate(code: str, *, time_limit: float | None = None, threads: int 
             try:
                 result, local_vars = _call_capturing_locals(build_model)
             except (Exception, SystemExit) as exc:
-                raise _failure_for(exc, code, "build_model() raised", size_limited=spy.size_limited) from None
-        if spy.size_limited:
+                raise _failure_for(
+                    exc, code, "build_model() raised", size_limited=spy.caused_by_size_limit(exc)
+                ) from None
+        if id(result) in spy.size_limited:
             raise VerificationFailure(
                 ErrorKind.SIZE_LIMITED_LICENCE, "the model exceeds the size-limited Gurobi licence"
             )
@@ -314,12 +447,32 @@ def build_candidate(code: str, *, time_limit: float | None = None, threads: int 
         sys.modules.pop(module_name, None)
     merged = dict(namespace)
     merged.update(local_vars)
+    node_table = read_node_table(merged)
+    python_x = read_python_variable(result, merged.get("x"))
+    _require_alive(result)
     return BuiltCandidate(
         model=result,
         callback=callback,
         namespace=merged,
         build_seconds=time.perf_counter() - started,
+        outcome=_read_outcome(result),
+        node_table=node_table,
+        python_x=python_x,
     )
+
+
+def _read_outcome(model: gp.Model) -> Outcome:
+    """The model's outcome, and a check that gurobipy can read its names (the verifier reads them
+    to find ``x`` and its own rows): a model it cannot read is the script's fault, said now."""
+    try:
+        outcome = model_outcome(model)
+        model.getAttr("VarName", model.getVars())
+        model.getAttr("ConstrName", model.getConstrs())
+    except (gp.GurobiError, AttributeError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        raise VerificationFailure(
+            ErrorKind.NOT_A_MODEL, f"build_model() returned a model that cannot be read ({type(exc).__name__}: {exc})"
+        ) from None
+    return outcome
 
 
 def _require_alive(model: gp.Model) -> None:

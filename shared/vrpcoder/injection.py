@@ -1,12 +1,13 @@
 """The INJ operator: write a probe's routes into a candidate's own model and ask if it is feasible.
 
 A probe is a route plan with a known verdict (``s+`` must be accepted, every ``s-`` rejected).
-INJ turns the candidate's model into a feasibility query (constant objective), adds equality
-constraints on the candidate's routing variable ``x`` that pin the probe's customer-to-customer
-arcs, solves, and maps the solver status to a verdict. Depot arcs are left free (depot-structure
-errors are DIFF's job), except where a probe would otherwise be repaired through a depot:
-intentionally unvisited customers, and split delivery, where a customer's demand could be moved
-onto another vehicle entering it from the depot.
+INJ turns the candidate's model into a feasibility query (constant objective), pins the probe's
+customer-to-customer arcs on the candidate's routing variable ``x`` (equality rows, or equal
+bounds where a rule concerns single variables), solves, and maps the solver status to a
+verdict. Depot arcs are left free (depot-structure errors are DIFF's job), except where a
+probe would otherwise be repaired through a depot: intentionally unvisited customers, and split
+delivery, where a customer's demand could be moved onto another vehicle entering it from the
+depot.
 
 The operator works *in place* on the model the candidate built: candidates that add subtour cuts
 from a callback close over their own model object, so a copy would be judged without those cuts.
@@ -23,14 +24,21 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
 from itertools import pairwise
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import gurobipy as gp
-import numpy as np
 from gurobipy import GRB
 from pydantic import BaseModel, ConfigDict
 
-from vrpcoder.candidate import SIZE_LIMIT_ERRNO, BuiltCandidate, Callback, apply_caps, status_name
+from vrpcoder.candidate import (
+    SIZE_LIMIT_ERRNO,
+    BuiltCandidate,
+    Callback,
+    NodeTable,
+    apply_caps,
+    label,
+    status_name,
+)
 from vrpcoder.errors import ErrorKind, VerificationError, VerificationFailure
 from vrpcoder.instances import Instance
 from vrpcoder.probes import Encoding, Probe, choose_encoding
@@ -41,16 +49,19 @@ _T = TypeVar("_T")
 
 
 class Isolate(Protocol):
-    """Runs a call that may execute the candidate's code (its callbacks) and returns its result.
+    """Runs ``func(*args)``, which may execute the candidate's code (its callbacks), and returns
+    its result.
 
     In-process that is simply the call (``run_here``). The sandbox runs it on a thread of its own,
-    so that the candidate's code finds none of the verifier's frames above its own."""
+    so that the candidate's code finds none of the verifier's frames above its own. The function
+    and its arguments are passed apart, never as a closure: a closure's cells are shared with the
+    frame that made it, and code that reached them could rebind what that frame reads next."""
 
-    def __call__(self, call: Callable[[], _T], /) -> _T: ...
+    def __call__(self, func: Callable[..., _T], /, *args: Any) -> _T: ...
 
 
-def run_here(call: Callable[[], _T], /) -> _T:
-    return call()
+def run_here(func: Callable[..., _T], /, *args: Any) -> _T:
+    return func(*args)
 
 
 INJ_PREFIX = "__inj_"
@@ -155,70 +166,23 @@ PYTHON_VARIABLE_NOTE = "x matched through the script's Python variable x (its Gu
 
 
 def match_routing_variable(
-    model: gp.Model, namespace: Mapping[str, object], num_nodes: int, *, name: str = "x"
+    model: gp.Model, python_x: Sequence[tuple[tuple[str, ...], gp.Var]], num_nodes: int, *, name: str = "x"
 ) -> tuple[RoutingVariable, str | None]:
-    """``x`` by its Gurobi names, or else by the script's own Python variable of that name, with a
-    note saying so (None when the names matched).
+    """``x`` by its Gurobi names, or else by the script's own Python variable of that name (read
+    during the build into ``python_x``, see ``candidate.read_python_variable``), with a note
+    saying so (None when the names matched).
 
     Generated code often leaves variables unnamed (``addVars(arcs, vtype=GRB.BINARY)``) or names
     them otherwise, while its ``x`` is still a dict of arc variables; the spec asks for such
-    candidates to be accepted where they can be matched reliably. Only a dict (``tupledict``
-    included) from integer index tuples, or an array for the matrix API, of variables of this
-    model is taken; the same arity and node-set checks as for named variables apply.
+    candidates to be accepted where they can be matched reliably. The same arity and node-set
+    checks as for named variables apply.
     """
     try:
         return find_routing_variable(model, num_nodes, name=name), None
     except VerificationFailure as failure:
-        if failure.error.kind is not ErrorKind.NO_ROUTING_VARIABLE:
+        if failure.error.kind is not ErrorKind.NO_ROUTING_VARIABLE or not python_x:
             raise
-        raw = _python_variable(model, namespace.get(name))
-        if not raw:
-            raise
-    return _routing_variable(raw, name, num_nodes), PYTHON_VARIABLE_NOTE
-
-
-def _python_variable(model: gp.Model, value: object) -> list[tuple[tuple[str, ...], gp.Var]]:
-    """(index tokens, variable) pairs of a script object, or [] when it is not an arc variable."""
-    model.update()
-    live = model.getVars()
-
-    def belongs(var: gp.Var) -> bool:
-        index = var.index
-        return 0 <= index < len(live) and live[index].sameAs(var)
-
-    try:
-        if isinstance(value, gp.MVar):
-            raw = _array_entries(value.tolist(), ())
-        elif isinstance(value, dict):
-            # dict.items and exact key types: nothing of the script's own runs while it is read
-            entries = list(dict.items(value))
-            if not all(_arc_key(key) and isinstance(var, gp.Var) for key, var in entries):
-                return []
-            raw = [(tuple(str(int(token)) for token in key), var) for key, var in entries]
-        else:
-            return []
-        return raw if all(belongs(var) for _, var in raw) else []
-    except Exception:  # noqa: BLE001 - reading the script's object runs its code; unreadable means no match
-        return []
-
-
-def _arc_key(key: object) -> bool:
-    return type(key) is tuple and all(type(token) is int or isinstance(token, np.integer) for token in key)
-
-
-def _array_entries(nested: object, prefix: tuple[str, ...]) -> list[tuple[tuple[str, ...], gp.Var]]:
-    """The variables of an MVar's nested lists, keyed by their array positions."""
-    if isinstance(nested, gp.Var):
-        return [(prefix, nested)] if prefix else []
-    if not isinstance(nested, list):
-        return []
-    found: list[tuple[tuple[str, ...], gp.Var]] = []
-    for position, item in enumerate(nested):
-        entries = _array_entries(item, (*prefix, str(position)))
-        if not entries:
-            return []
-        found += entries
-    return found
+    return _routing_variable(python_x, name, num_nodes), PYTHON_VARIABLE_NOTE
 
 
 def _integer_keys(raw: Sequence[tuple[tuple[str, ...], gp.Var]], name: str) -> dict[tuple[int, ...], gp.Var]:
@@ -236,10 +200,11 @@ def _integer_keys(raw: Sequence[tuple[tuple[str, ...], gp.Var]], name: str) -> d
 
 
 def _check_node_sets(arcs: Mapping[tuple[int, ...], gp.Var], dims: int, num_nodes: int, name: str) -> None:
-    """Origins and destinations must lie in 0..N-1 and one of them must cover it all.
+    """Origins and destinations must lie in 0..N-1 and together cover it all.
 
-    Requiring only one full side keeps sparse variables legal (an open-route model may have no
-    arc into the depot) while one-based ids, a missing depot or a too small node set still fail.
+    Neither side need be complete: an open-route model has no arc into the depot, and arcs pruned
+    ahead of the solve (no schedule lets anyone follow a late customer) can leave a customer with
+    no arc out. One-based ids (index N), a missing depot or a too small node set still fail.
     """
     nodes = set(range(num_nodes))
     firsts = {key[0] for key in arcs}
@@ -253,20 +218,16 @@ def _check_node_sets(arcs: Mapping[tuple[int, ...], gp.Var], dims: int, num_node
                 f"nodes 0..{num_nodes - 1} but its first spans {_describe(firsts)}; "
                 f"index arc-first as {name}[i,j,k]",
             )
-    if firsts <= nodes and seconds <= nodes and nodes in (firsts, seconds):
+    if firsts <= nodes and seconds <= nodes and firsts | seconds == nodes:
         return
     raise VerificationFailure(
         ErrorKind.INDEX_MISMATCH,
-        f"{name}'s node indices span {_describe(firsts | seconds)} but the instance has nodes "
-        f"0..{num_nodes - 1} (depots first, then customers)",
+        f"{name}'s arcs leave nodes {_describe(firsts)} and enter nodes {_describe(seconds)} but the "
+        f"instance has nodes 0..{num_nodes - 1} (depots first, then customers)",
     )
 
 
 # ---- node numbering ---------------------------------------------------------------------------
-
-
-def _label(value: object) -> str:
-    return str(value).strip()
 
 
 @dataclass(frozen=True)
@@ -291,7 +252,7 @@ class NodeMap:
 
     @classmethod
     def from_candidate(
-        cls, namespace: Mapping[str, object], node_id_map: Mapping[str, str] | None, num_nodes: int
+        cls, node_table: NodeTable, node_id_map: Mapping[str, str] | None, num_nodes: int
     ) -> NodeMap:
         """Compose the statement's renumbering with the candidate's own id-to-position table.
 
@@ -302,14 +263,9 @@ class NodeMap:
         ``index_mismatch``: a verdict on wrongly translated arcs would be noise.
         """
         labels = _statement_labels(node_id_map, num_nodes)
-        try:
-            table = _candidate_table(namespace)
-        except VerificationFailure:
-            raise
-        except Exception as exc:  # noqa: BLE001 - the table is the script's object; reading it runs its code
-            raise VerificationFailure(
-                ErrorKind.INDEX_MISMATCH, f"the script's node-id table could not be read ({type(exc).__name__}: {exc})"
-            ) from None
+        if node_table.error is not None:
+            raise VerificationFailure(node_table.error.kind, node_table.error.detail)
+        table = node_table.table
         if table is None:
             if all(label == str(p) for p, label in enumerate(labels)):
                 return cls.identity(num_nodes)
@@ -351,7 +307,7 @@ def _is_node_table(table: Mapping[str, int], num_nodes: int) -> bool:
 def _statement_labels(node_id_map: Mapping[str, str] | None, num_nodes: int) -> list[str]:
     if node_id_map is None:
         return [str(p) for p in range(num_nodes)]
-    by_source = {_label(k): _label(v) for k, v in node_id_map.items()}
+    by_source = {label(k): label(v) for k, v in node_id_map.items()}
     missing = [p for p in range(num_nodes) if str(p) not in by_source]
     if missing:
         raise VerificationFailure(
@@ -370,29 +326,6 @@ def _as_positions(labels: Sequence[str], num_nodes: int) -> tuple[int, ...] | No
     except ValueError:
         return None
     return positions if sorted(positions) == list(range(num_nodes)) else None
-
-
-def _position(value: object, what: str) -> int:
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise VerificationFailure(ErrorKind.INDEX_MISMATCH, f"{what} holds a non-integer position {value!r}")
-    return int(value)
-
-
-def _candidate_table(namespace: Mapping[str, object]) -> dict[str, int] | None:
-    """The script's id -> position table, from the first of id2idx, idx2id, node_ids it defines."""
-    id2idx = namespace.get("id2idx")
-    if isinstance(id2idx, Mapping):
-        return {_label(k): _position(v, "id2idx") for k, v in id2idx.items()}
-    idx2id = namespace.get("idx2id")
-    if isinstance(idx2id, Mapping):
-        return {_label(v): _position(k, "idx2id") for k, v in idx2id.items()}
-    node_ids = namespace.get("node_ids")
-    if isinstance(node_ids, Sequence) and not isinstance(node_ids, str):
-        table = {_label(b): i for i, b in enumerate(node_ids)}
-        if len(table) != len(node_ids):
-            raise VerificationFailure(ErrorKind.INDEX_MISMATCH, "node_ids contains the same id twice")
-        return table
-    return None
 
 
 # ---- the probe's arc pattern (internal node numbers) -----------------------------------------
@@ -504,23 +437,92 @@ def probe_fixes(instance: Instance, solution: Solution, *, pin_vehicles: bool) -
     return fixes
 
 
-def _add_fix(model: gp.Model, xvar: RoutingVariable, fix: ArcFix, m: NodeMap) -> gp.Constr | None:
-    """Write one rule on the candidate's variables; a missing variable counts as fixed at 0, so
-    an empty sum is only written when it makes the query infeasible."""
+def _fix_vars(xvar: RoutingVariable, fix: ArcFix, m: NodeMap) -> list[gp.Var]:
+    """The candidate's variables whose sum the rule sets; a missing variable counts as fixed at 0."""
     if fix.vehicle is None:
-        variables = xvar.arc_vars(m(fix.u), m(fix.v))
-    else:
-        if fix.vehicle not in xvar.vehicles:
-            raise VerificationFailure(
-                ErrorKind.INDEX_MISMATCH,
-                f"probe vehicle {fix.vehicle} is not among x's vehicle indices {_describe(xvar.vehicles)}",
-            )
-        var = xvar.var(m(fix.u), m(fix.v), fix.vehicle)
-        variables = [] if var is None else [var]
-    if not variables and fix.rhs == 0:
-        return None
-    expr = gp.quicksum(variables) if variables else gp.LinExpr()
-    return model.addConstr(expr == fix.rhs, name=fix.name)
+        return xvar.arc_vars(m(fix.u), m(fix.v))
+    if fix.vehicle not in xvar.vehicles:
+        raise VerificationFailure(
+            ErrorKind.INDEX_MISMATCH,
+            f"probe vehicle {fix.vehicle} is not among x's vehicle indices {_describe(xvar.vehicles)}",
+        )
+    var = xvar.var(m(fix.u), m(fix.v), fix.vehicle)
+    return [] if var is None else [var]
+
+
+_BOUNDED_TYPES = frozenset({GRB.BINARY, GRB.INTEGER, GRB.CONTINUOUS})
+"""Variable types whose value a pair of equal bounds fixes (a semi-continuous one may still be 0)."""
+
+
+class BoundPlan:
+    """Which rules can be written as bounds instead of rows, and the values they fix.
+
+    A rule on one variable whose bounds admit the value, or a rule that a sum of variables bounded
+    below by 0 is 0, says exactly what equal bounds say: the query is the same, and it adds no row.
+    That matters because a size-limited licence counts rows: a probe's rules are one per arc, and
+    as rows they pushed models that solve on their own past the licence. Any other rule, or one
+    that would give a variable a second, different value, stays a row.
+    """
+
+    def __init__(self, model: gp.Model, groups: Iterable[Sequence[gp.Var]]) -> None:
+        unique = {var.index: var for group in groups for var in group}
+        self._vars = list(unique.values())
+        attrs = (model.getAttr(name, self._vars) if self._vars else [] for name in ("LB", "UB", "VType"))
+        self._lower, self._upper, vtypes = (dict(zip(unique, values, strict=True)) for values in attrs)
+        self._bounded = {index for index, vtype in vtypes.items() if vtype in _BOUNDED_TYPES}
+        self._value: dict[int, float] = {}
+
+    def take(self, variables: Sequence[gp.Var], rhs: float) -> bool:
+        """Fix the rule by bounds if that is exactly the same rule; whether it was."""
+        indices = [var.index for var in variables]
+        if not indices or any(index not in self._bounded for index in indices):
+            return False
+        if len(indices) == 1:
+            (index,) = indices
+            if not self._lower[index] <= rhs <= self._upper[index] or self._value.get(index, rhs) != rhs:
+                return False
+            self._value[index] = rhs
+            return True
+        if rhs != 0 or any(self._lower[i] != 0 or self._upper[i] < 0 or self._value.get(i, 0.0) != 0 for i in indices):
+            return False
+        self._value.update(dict.fromkeys(indices, 0.0))
+        return True
+
+    def apply(self, model: gp.Model) -> FixedBounds:
+        """Set the planned bounds; returns what puts the old ones back."""
+        fixed = [var for var in self._vars if var.index in self._value]
+        saved = FixedBounds(
+            variables=fixed,
+            lower=[self._lower[var.index] for var in fixed],
+            upper=[self._upper[var.index] for var in fixed],
+        )
+        if fixed:
+            values = [self._value[var.index] for var in fixed]
+            model.setAttr("LB", fixed, values)
+            model.setAttr("UB", fixed, values)
+        return saved
+
+
+@dataclass(frozen=True)
+class FixedBounds:
+    """Variables INJ fixed through their bounds, with the bounds they had before."""
+
+    variables: list[gp.Var]
+    lower: list[float]
+    upper: list[float]
+
+    def restore(self, model: gp.Model) -> None:
+        if self.variables:
+            model.setAttr("LB", self.variables, self.lower)
+            model.setAttr("UB", self.variables, self.upper)
+
+
+@dataclass(frozen=True)
+class Injection:
+    """What ``encode_probe`` put into a model: rows (named with INJ's prefix) and bounds."""
+
+    constrs: list[gp.Constr]
+    bounds: FixedBounds
 
 
 def encode_probe(
@@ -530,8 +532,11 @@ def encode_probe(
     probe: Probe,
     encoding: Encoding,
     node_map: NodeMap,
-) -> list[gp.Constr]:
+) -> Injection:
     """Add the probe's constraints to the model (paper, Method: constraint-injection encoding).
+
+    A rule that fixes single variables is written as their bounds (see ``BoundPlan``), the others
+    as rows; nothing is changed in the model before every rule has found its variables.
 
     With a 2-index ``x`` every encoding reduces to the 2D projection, since there is no vehicle
     to pin or bind. A cycle attributed to no vehicle is projected even under direct fixing.
@@ -549,13 +554,19 @@ def encode_probe(
     twins = interchangeable_vehicles(instance) if pin else {}
     pooled = [f for f in fixes if f.vehicle is not None and len(twins.get(f.vehicle, ())) > 1]
     single = [f for f in fixes if f.vehicle is None or len(twins.get(f.vehicle, ())) <= 1]
-    added = [_add_fix(model, xvar, fix, node_map) for fix in single]
-    constrs = [c for c in added if c is not None]
+    model.update()
+    rules = [(fix, _fix_vars(xvar, fix, node_map)) for fix in single]
+    plan = BoundPlan(model, (variables for _, variables in rules))
+    constrs = [
+        model.addConstr(gp.quicksum(variables) == fix.rhs, name=fix.name)
+        for fix, variables in rules
+        if (variables or fix.rhs != 0) and not plan.take(variables, fix.rhs)
+    ]
     if pooled:
         constrs += _assign_twins(model, xvar, pooled, twins, node_map)
     if xvar.dims == 3 and encoding is Encoding.BOUND_2D:
         constrs += _bind_vehicles(model, xvar, consecutive_arc_pairs(instance, solution), node_map)
-    return constrs
+    return Injection(constrs=constrs, bounds=plan.apply(model))
 
 
 def interchangeable_vehicles(instance: Instance) -> dict[int, tuple[int, ...]]:
@@ -788,10 +799,13 @@ def inject(
         node_map = node_map or NodeMap.identity(instance.num_nodes)
     except VerificationFailure as failure:
         return _error(failure.error.kind, failure.error.detail, "not_solved", started)
+    if not _alive(model):
+        return _error(ErrorKind.NOT_A_MODEL, _FREED, "not_solved", started)
     guarded = _GuardedCallback(callback) if callback is not None else None
     saved = _SavedState.capture(model)
     model.update()
     num_vars = int(model.NumVars)
+    injection: Injection | None = None
     try:
         if saved.objectives:
             model.NumObj = 0
@@ -801,18 +815,35 @@ def inject(
         model.Params.TimeLimit = time_limit
         model.Params.SolutionLimit = 1
         apply_caps(model, time_limit=None, threads=threads)
-        encode_probe(model, xvar, instance, probe, encoding or choose_encoding(instance.spec, probe.label), node_map)
-        return isolate(lambda: _solve(model, guarded, started))
+        injection = encode_probe(
+            model, xvar, instance, probe, encoding or choose_encoding(instance.spec, probe.label), node_map
+        )
+        return isolate(_solve, model, guarded, started)
     except VerificationFailure as failure:
         return _error(failure.error.kind, failure.error.detail, "not_solved", started)
     except gp.GurobiError as exc:
         kind = ErrorKind.SIZE_LIMITED_LICENCE if exc.errno == SIZE_LIMIT_ERRNO else ErrorKind.SOLVER_STATUS
         return _error(kind, f"Gurobi error {exc.errno}: {exc}", "error", started)
     finally:
+        if not _alive(model):  # freed by the candidate's callback mid-query: nothing left to restore
+            return _error(ErrorKind.NOT_A_MODEL, _FREED, "error", started)  # noqa: B012
         _remove_injected(model, num_vars)
+        if injection is not None:
+            injection.bounds.restore(model)
         saved.restore(model)
         model.reset()
         model.update()
+
+
+_FREED = "the candidate's model was freed (dispose()) before or during the feasibility query"
+
+
+def _alive(model: gp.Model) -> bool:
+    try:
+        model.getAttr("NumVars")
+    except gp.GurobiError:
+        return False
+    return True
 
 
 def _solve(model: gp.Model, guarded: _GuardedCallback | None, started: float) -> InjResult:

@@ -18,7 +18,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from vrpcoder.attacks import Attack, AttackSkipped, run_attacks
-from vrpcoder.candidate import BuiltCandidate, build_candidate, model_outcome
+from vrpcoder.candidate import BuiltCandidate, build_candidate
 from vrpcoder.checker import check
 from vrpcoder.errors import VerificationFailure
 from vrpcoder.families import Family
@@ -108,7 +108,7 @@ def _gold_model(instance: Instance, time_limit: float) -> _GoldModel | str:
         built = build_candidate(code, time_limit=time_limit)
     except VerificationFailure as failure:
         return f"gold script failed: {failure.error.kind.value}: {failure.error.detail}"
-    outcome = model_outcome(built.model)
+    outcome = built.outcome
     if outcome.status != "optimal" or outcome.objective is None:
         return f"gold solve ended {outcome.status} without a proven optimum"
     return _GoldModel(code=code, built=built, objective=outcome.objective)

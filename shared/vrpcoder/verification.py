@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from vrpcoder.candidate import BuiltCandidate, build_candidate, model_outcome
+from vrpcoder.candidate import BuiltCandidate, build_candidate
 from vrpcoder.errors import ErrorKind, VerificationError, VerificationFailure
 from vrpcoder.families import Family
 from vrpcoder.injection import (
@@ -226,7 +226,7 @@ def verify(candidate_code: str, sample: Sample, config: VerifyConfig | None = No
 def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig, *, isolate: Isolate = run_here) -> Verdict:
     """DIFF and INJ on an already built candidate (the sandbox worker calls this directly, with an
     ``isolate`` that runs every solve where the candidate's callback may run on a thread of its own)."""
-    outcome = model_outcome(built.model)
+    outcome = built.outcome
     diff = outcome.objective is not None and abs(outcome.objective - sample.reference_objective) <= config.diff_tolerance
     error: VerificationError | None = None
     if not outcome.has_solution:
@@ -236,8 +236,8 @@ def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig, *,
     probe_started = time.perf_counter()
     try:
         instance = sample.instance
-        xvar, routing_note = match_routing_variable(built.model, built.namespace, instance.num_nodes)
-        node_map = NodeMap.from_candidate(built.namespace, sample.node_id_map, instance.num_nodes)
+        xvar, routing_note = match_routing_variable(built.model, built.python_x, instance.num_nodes)
+        node_map = NodeMap.from_candidate(built.node_table, sample.node_id_map, instance.num_nodes)
     except VerificationFailure as failure:
         error = error or failure.error
         probes = [

@@ -245,6 +245,23 @@ def build_model():
     return m
 """
 
+THROWAWAY = """
+import gurobipy as gp
+def build_model():
+    big = gp.Model()
+    big.Params.OutputFlag = 0
+    big.addVars(2500)
+    try:
+        big.optimize()
+    except gp.GurobiError:
+        pass
+    m = gp.Model()
+    m.Params.OutputFlag = 0
+    m.addVar(name="y")
+    {then}
+"""
+"""A throwaway model solved only to be refused by the licence: its refusal is no excuse for what follows."""
+
 BROKEN: list[tuple[str, str, ErrorKind, str]] = [
     ("syntax", "def build_model(:\n    pass\n", ErrorKind.SYNTAX_ERROR, "line 1"),
     (
@@ -292,6 +309,20 @@ BROKEN: list[tuple[str, str, ErrorKind, str]] = [
         "can no longer be read",
     ),
     (
+        "a failure while handling the licence's refusal",
+        TOO_BIG.format(
+            optimize="try:\n        m.optimize()\n    except gp.GurobiError:\n        m.ObjVal"
+        ),
+        ErrorKind.SIZE_LIMITED_LICENCE,
+        "ObjVal",
+    ),
+    (
+        "a refusal caught and left behind, then a failure of the script's own",
+        THROWAWAY.format(then="raise ValueError('my own bug')"),
+        ErrorKind.BUILD_ERROR,
+        "my own bug",
+    ),
+    (
         "a home-made size-limit error is the script's own failure",
         "import gurobipy as gp\ndef build_model():\n    raise gp.GurobiError(10010, 'Model too large')\n",
         ErrorKind.BUILD_ERROR,
@@ -330,6 +361,52 @@ def test_tracebacks_show_only_candidate_frames_and_are_capped() -> None:
     assert "line 4, in build_model: return helper()" in detail
     assert "line 2, in helper" in detail
     assert detail.rstrip().endswith("ValueError: bad data")
+
+
+def test_a_refusal_of_another_model_does_not_make_the_returned_one_too_large() -> None:
+    built = build_candidate(THROWAWAY.format(then="m.optimize()\n    return m"))
+    assert built.outcome.status == "optimal"
+
+
+def test_the_outcome_is_read_off_the_best_solution_whichever_the_script_looked_at_last() -> None:
+    code = textwrap.dedent(
+        """
+        import gurobipy as gp
+        def build_model():
+            m = gp.Model()
+            m.Params.OutputFlag = 0
+            a = m.addVar(vtype="I", ub=5, name="a")
+            m.setObjectiveN(-a, index=0, priority=2)
+            m.setObjectiveN(0 * a, index=1, priority=1)
+            m.optimize()
+            m.Params.SolutionNumber = m.SolCount + 3
+            return m
+        """
+    )
+    assert build_candidate(code).outcome.objective == pytest.approx(-5.0)
+
+
+def test_the_scripts_node_table_is_copied_to_plain_data() -> None:
+    """Labels and positions are exact str and int, whatever the script's own types: the verifier
+    looks them up later, where a subclass's ``__eq__`` or ``__hash__`` would run the script's code."""
+    code = textwrap.dedent(
+        """
+        import gurobipy as gp
+        class Label(str):
+            pass
+        class Position(int):
+            pass
+        id2idx = {Label("A"): Position(0), Label("B"): Position(1)}
+        def build_model():
+            m = gp.Model()
+            m.Params.OutputFlag = 0
+            m.optimize()
+            return m
+        """
+    )
+    table = build_candidate(code).node_table.table
+    assert table == {"A": 0, "B": 1}
+    assert table is not None and {(type(k), type(v)) for k, v in table.items()} == {(str, int)}
 
 
 @pytest.mark.parametrize(

@@ -15,10 +15,17 @@ import gurobipy as gp
 import pytest
 from gurobipy import GRB
 
-from vrpcoder.candidate import BuiltCandidate, build_candidate, model_outcome
+from vrpcoder.candidate import (
+    BuiltCandidate,
+    build_candidate,
+    model_outcome,
+    read_node_table,
+    read_python_variable,
+)
 from vrpcoder.errors import ErrorKind, VerificationFailure
 from vrpcoder.injection import (
     INJ_PREFIX,
+    BoundPlan,
     InjVerdict,
     NodeMap,
     RoutingVariable,
@@ -157,7 +164,7 @@ def shared_build(name: str) -> BuiltCandidate:
 def judge(name: str, instance_key: str, probe_key: str) -> InjVerdict:
     built = shared_build(name)
     instance = INSTANCES[instance_key]()
-    node_map = NodeMap.from_candidate(built.namespace, NODE_ID_MAPS.get(name), instance.num_nodes)
+    node_map = NodeMap.from_candidate(built.node_table, NODE_ID_MAPS.get(name), instance.num_nodes)
     result = inject(built, instance, PROBES[(instance_key, probe_key)], node_map=node_map)
     assert result.error is None, result.error
     return result.verdict
@@ -209,7 +216,7 @@ def test_the_lazy_callback_is_what_rejects_the_subtour() -> None:
 
 def test_the_node_map_matters_for_a_renumbered_script() -> None:
     built = build_candidate(read_candidate("cvrp_one_based"))
-    mapped = NodeMap.from_candidate(built.namespace, NODE_ID_MAP, 7)
+    mapped = NodeMap.from_candidate(built.node_table, NODE_ID_MAP, 7)
     # internal 1 is id "5" at position 4, internal 6 is id "2" at position 1, ...
     assert mapped.index == (0, 4, 5, 3, 6, 2, 1)
     overload = PROBES[("cvrp", "capacity")]
@@ -269,17 +276,86 @@ def _bare_model(build: Callable[[gp.Model], object]) -> gp.Model:
 
 
 def test_a_size_limit_hit_by_the_encoding_is_an_error_and_leaves_the_model_intact() -> None:
+    """Rows are unavoidable where a used arc is summed over two vehicles; they cross the limit."""
+
     def near_the_limit(m: gp.Model) -> None:
-        x = m.addVars(6, 6, 1, vtype=GRB.BINARY, name="x")
-        m.addConstrs((x[0, 1, 0] <= 1 for _ in range(1990)), name="filler")
+        x = m.addVars(6, 6, 2, vtype=GRB.BINARY, name="x")
+        m.addConstrs((x[0, 1, 0] <= 1 for _ in range(1998)), name="filler")
 
     model = _bare_model(near_the_limit)
     result = inject(model, tsp(), PROBES[("tsp", "s+")])
     assert result.verdict is InjVerdict.ERROR
     assert result.error is not None and result.error.kind is ErrorKind.SIZE_LIMITED_LICENCE
-    assert model.NumConstrs == 1990
+    model.update()
+    assert model.NumConstrs == 1998
+    assert all((var.LB, var.UB) == (0.0, 1.0) for var in model.getVars())
     model.optimize()
     assert model.Status == GRB.OPTIMAL
+
+
+def test_rules_on_single_variables_are_bounds_that_cost_no_row_and_are_put_back() -> None:
+    """A model close to the licence's row limit is still judged: the probe's rules on a 2-index
+    x are all bounds (a size-limited licence refused the same rules written as rows)."""
+
+    def near_the_limit(m: gp.Model) -> None:
+        x = m.addVars(6, 6, vtype=GRB.BINARY, name="x")
+        m.addConstrs((x[0, 1] <= 1 for _ in range(1998)), name="filler")
+        for i in range(1, 6):
+            x[i, i].UB = 0
+
+    model = _bare_model(near_the_limit)
+    before = model.getAttr("UB", model.getVars())
+    assert inject(model, tsp(), PROBES[("tsp", "s+")]).verdict is FEAS
+    assert inject(model, tsp(), PROBES[("tsp", "subtour")]).verdict is FEAS  # the model has no subtour rule
+    model.update()
+    assert model.NumConstrs == 1998
+    assert model.getAttr("UB", model.getVars()) == before
+    assert set(model.getAttr("LB", model.getVars())) == {0.0}
+
+
+@pytest.mark.parametrize(
+    ("make", "rhs", "as_bounds"),
+    [
+        (lambda m: [m.addVar(vtype=GRB.BINARY)], 1, True),
+        (lambda m: [m.addVar(vtype=GRB.BINARY)], 2, False),  # outside its bounds: the row says infeasible
+        (lambda m: [m.addVar(vtype=GRB.SEMICONT, lb=1, ub=1)], 1, False),  # equal bounds still admit 0
+        (lambda m: [m.addVar(vtype=GRB.BINARY), m.addVar(vtype=GRB.BINARY)], 0, True),
+        (lambda m: [m.addVar(vtype=GRB.BINARY), m.addVar(vtype=GRB.BINARY)], 1, False),
+        (lambda m: [m.addVar(lb=-1), m.addVar()], 0, False),  # a sum of 0 that does not force zeros
+    ],
+)
+def test_a_rule_becomes_bounds_only_where_they_say_the_same(
+    make: Callable[[gp.Model], list[gp.Var]], rhs: int, as_bounds: bool
+) -> None:
+    model = gp.Model()
+    variables = make(model)
+    model.update()
+    plan = BoundPlan(model, [variables])
+    assert plan.take(variables, rhs) is as_bounds
+    model.dispose()
+
+
+def test_a_variable_given_two_values_keeps_the_second_rule_as_a_row() -> None:
+    """An undirected model may key both directions of an edge to one variable: a probe that
+    drives u->v but not v->u must then be infeasible, as the two rows would make it."""
+    model = gp.Model()
+    edge = model.addVar(vtype=GRB.BINARY)
+    model.update()
+    plan = BoundPlan(model, [[edge], [edge]])
+    assert plan.take([edge], 1) and not plan.take([edge], 0)
+    assert plan.take([edge], 1)
+    model.dispose()
+
+
+def test_a_freed_model_is_the_candidates_fault() -> None:
+    """A model the candidate's code freed (a callback may dispose of it between two queries) is
+    the candidate's error, not a crash of the verifier while it sets the query up."""
+    model = build_candidate(read_candidate("tsp_mtz_3index")).model
+    xvar = find_routing_variable(model, 6)
+    model.dispose()
+    result = inject(model, tsp(), PROBES[("tsp", "s+")], xvar=xvar)
+    assert result.verdict is InjVerdict.ERROR
+    assert result.error is not None and result.error.kind is ErrorKind.NOT_A_MODEL
 
 
 def test_a_query_without_a_solution_in_time_is_an_error_not_a_pass() -> None:
@@ -366,6 +442,12 @@ ACCEPTED: list[tuple[str, Callable[[gp.Model], object], int, tuple[int, ...]]] =
         2,
         (),
     ),
+    (
+        "open, and pruned: a customer no one can follow has no arc out",
+        lambda m: m.addVars([(i, j) for i in range(3) for j in range(1, 4) if i != j], name="x"),
+        2,
+        (),
+    ),
 ]
 
 
@@ -391,13 +473,13 @@ REFUSED: list[tuple[str, Callable[[gp.Model], object], ErrorKind, str]] = [
         "one-based",
         lambda m: m.addVars(range(1, 5), range(1, 5), name="x"),
         ErrorKind.INDEX_MISMATCH,
-        "span 1..4",
+        "leave nodes 1..4",
     ),
     (
         "no depot",
         lambda m: m.addVars(range(1, 4), range(1, 4), range(2), name="x"),
         ErrorKind.INDEX_MISMATCH,
-        "span 1..3",
+        "leave nodes 1..3",
     ),
     ("too few nodes", lambda m: m.addVars(3, 3, name="x"), ErrorKind.INDEX_MISMATCH, "nodes 0..3"),
     ("four indices", lambda m: m.addVars(4, 4, 2, 2, name="x"), ErrorKind.INDEX_MISMATCH, "x[i,j,k]"),
@@ -454,24 +536,24 @@ def test_unnamed_routing_variables_are_matched_through_the_script_and_said_so(
     model.update()
     if dims is None:
         with pytest.raises(VerificationFailure) as info:
-            match_routing_variable(model, namespace, 4)
+            match_routing_variable(model, read_python_variable(model, namespace.get("x")), 4)
         assert info.value.error.kind is ErrorKind.NO_ROUTING_VARIABLE
         return
-    xvar, note = match_routing_variable(model, namespace, 4)
+    xvar, note = match_routing_variable(model, read_python_variable(model, namespace.get("x")), 4)
     assert xvar.dims == dims and note is not None and "Python variable" in note
     assert len(xvar.arc_vars(1, 2)) == (2 if dims == 3 else 1)
 
 
 def test_named_routing_variables_need_no_note() -> None:
     model = _bare_model(lambda m: m.addVars(4, 4, name="x"))
-    assert match_routing_variable(model, {"x": "unrelated"}, 4)[1] is None
+    assert match_routing_variable(model, read_python_variable(model, "unrelated"), 4)[1] is None
 
 
 def test_a_python_x_still_gets_the_index_checks() -> None:
     model = gp.Model()
     namespace = {"x": model.addVars(range(1, 5), range(1, 5))}
     with pytest.raises(VerificationFailure) as info:
-        match_routing_variable(model, namespace, 4)
+        match_routing_variable(model, read_python_variable(model, namespace.get("x")), 4)
     assert info.value.error.kind is ErrorKind.INDEX_MISMATCH
 
 
@@ -500,7 +582,7 @@ MAPS: list[tuple[str, dict[str, object], dict[str, str] | None, tuple[int, ...]]
 def test_node_maps_compose_statement_and_script_ids(
     namespace: dict[str, object], id_map: dict[str, str] | None, expected: tuple[int, ...]
 ) -> None:
-    assert NodeMap.from_candidate(namespace, id_map, 3).index == expected
+    assert NodeMap.from_candidate(read_node_table(namespace), id_map, 3).index == expected
 
 
 class _UnreadableTable(dict):  # type: ignore[type-arg]
@@ -529,7 +611,7 @@ def test_unresolvable_node_maps_are_index_mismatches(
     namespace: dict[str, object], id_map: dict[str, str] | None
 ) -> None:
     with pytest.raises(VerificationFailure) as info:
-        NodeMap.from_candidate(namespace, id_map, 3)
+        NodeMap.from_candidate(read_node_table(namespace), id_map, 3)
     assert info.value.error.kind is ErrorKind.INDEX_MISMATCH
 
 
@@ -570,19 +652,32 @@ def blank_3index() -> Iterator[tuple[gp.Model, RoutingVariable]]:
     model.dispose()
 
 
+def _fixed(model: gp.Model, name: str) -> float | None:
+    """The value a variable's bounds fix it to, or None while they leave it free."""
+    var = model.getVarByName(name)
+    assert var is not None, f"no variable {name}"
+    return var.LB if var.LB == var.UB else None
+
+
 @pytest.mark.parametrize(
-    ("encoding", "expected"),
-    # 5 used arcs + 25 unused + 6 self-loops; binding adds 4 arc pairs x 3 vehicles.
-    [(Encoding.PROJECTION_2D, 36), (Encoding.BOUND_2D, 48), (Encoding.DIRECT_3D, 36)],
+    ("encoding", "rows", "fixed"),
+    # The subtour probe: a route over 1-2-3 (two customer arcs) and a cycle 4-5-6 (three arcs)
+    # with no vehicle, 25 unused customer arcs and 6 self-loops. A rule on single variables is
+    # a pair of bounds: unused arcs and loops on all 3 vehicles (31 x 3); a used arc summed over
+    # the vehicles is a row. Binding adds a row per arc pair (4) and vehicle (3); direct fixing
+    # pins the route's arcs to its vehicle by bounds and projects the cycle.
+    [(Encoding.PROJECTION_2D, 5, 93), (Encoding.BOUND_2D, 17, 93), (Encoding.DIRECT_3D, 3, 95)],
 )
-def test_constraint_counts_per_encoding(
-    blank_3index: tuple[gp.Model, RoutingVariable], encoding: Encoding, expected: int
+def test_rows_and_bounds_per_encoding(
+    blank_3index: tuple[gp.Model, RoutingVariable], encoding: Encoding, rows: int, fixed: int
 ) -> None:
     model, xvar = blank_3index
-    added = encode_probe(model, xvar, hfvrp(), PROBES[("cvrp", "subtour")], encoding, NodeMap.identity(7))
+    injection = encode_probe(model, xvar, hfvrp(), PROBES[("cvrp", "subtour")], encoding, NodeMap.identity(7))
     model.update()
-    assert len(added) == expected
-    assert all(c.ConstrName.startswith(INJ_PREFIX) for c in added)
+    assert len(injection.constrs) == rows
+    assert all(c.ConstrName.startswith(INJ_PREFIX) for c in injection.constrs)
+    assert len(injection.bounds.variables) == fixed
+    assert sum(var.LB == var.UB for var in model.getVars()) == fixed
 
 
 def test_unvisited_customers_cannot_be_entered_from_the_depot(
@@ -591,8 +686,8 @@ def test_unvisited_customers_cannot_be_entered_from_the_depot(
     model, xvar = blank_3index
     encode_probe(model, xvar, cvrp(), PROBES[("cvrp", "remove")], Encoding.BOUND_2D, NodeMap.identity(7))
     model.update()
-    row = model.getRow(injected(model, f"{INJ_PREFIX}unvisited[0,6]"))
-    assert sorted(row.getVar(i).VarName for i in range(row.size())) == ["x[0,6,0]", "x[0,6,1]", "x[0,6,2]"]
+    assert [_fixed(model, f"x[0,6,{k}]") for k in range(3)] == [0.0, 0.0, 0.0]
+    assert [_fixed(model, f"x[0,5,{k}]") for k in range(3)] == [None, None, None]
 
 
 def test_direct_fixing_pins_each_arc_to_its_vehicle(blank_3index: tuple[gp.Model, RoutingVariable]) -> None:
@@ -600,10 +695,9 @@ def test_direct_fixing_pins_each_arc_to_its_vehicle(blank_3index: tuple[gp.Model
     probe = violating(Attacker.SUBTOUR_CYCLE, route(2, 1, 2, 3), cycles=(Cycle(visits=(4, 5, 6)),))
     encode_probe(model, xvar, hfvrp(), probe, Encoding.DIRECT_3D, NodeMap.identity(7))
     model.update()
-    pinned = model.getRow(injected(model, f"{INJ_PREFIX}pos[1,2,2]"))
-    assert (pinned.size(), pinned.getVar(0).VarName) == (1, "x[1,2,2]")
+    assert [_fixed(model, f"x[1,2,{k}]") for k in range(3)] == [None, None, 1.0]
     free = model.getRow(injected(model, f"{INJ_PREFIX}pos[4,5]"))  # a cycle with no vehicle
-    assert free.size() == 3
+    assert (free.size(), free.getConstant(), injected(model, f"{INJ_PREFIX}pos[4,5]").RHS) == (3, 0.0, 1.0)
 
 
 def _twin_model(order_twins: bool) -> tuple[gp.Model, RoutingVariable]:
@@ -656,8 +750,9 @@ def test_split_delivery_allows_only_the_probe_entries_from_the_depot() -> None:
     probe = feasible(route(0, 1, 2), route(1, 2, 3))  # customer 2 is split over both vehicles
     encode_probe(model, xvar, sdvrp(), probe, Encoding.PROJECTION_2D, NodeMap.identity(4))
     model.update()
-    rhs = {c: injected(model, f"{INJ_PREFIX}split_entry[0,{c}]").RHS for c in (1, 2, 3)}
-    assert rhs == {1: 1.0, 2: 1.0, 3: 0.0}
+    rhs = {c: injected(model, f"{INJ_PREFIX}split_entry[0,{c}]").RHS for c in (1, 2)}
+    assert rhs == {1: 1.0, 2: 1.0}
+    assert [_fixed(model, f"x[0,3,{k}]") for k in range(2)] == [0.0, 0.0]  # entered by no vehicle
 
 
 def test_probe_nodes_outside_the_instance_are_refused(blank_3index: tuple[gp.Model, RoutingVariable]) -> None:

@@ -138,7 +138,7 @@ def test_relabelled_statement_passes_with_its_node_map_and_fails_without(
         mapped = sample.model_copy(update={"node_id_map": relabelled.node_id_map})
 
         positions = NodeMap.from_candidate(
-            build_candidate(relabelled.code).namespace, relabelled.node_id_map, sample.instance.num_nodes
+            build_candidate(relabelled.code).node_table, relabelled.node_id_map, sample.instance.num_nodes
         )
         assert positions != NodeMap.identity(sample.instance.num_nodes), "x must not be indexed internally"
         assert_full_pass(verify(relabelled.code, mapped))
