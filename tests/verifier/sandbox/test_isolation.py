@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections import deque
 from typing import NoReturn
 
 import pytest
@@ -49,6 +50,45 @@ def test_the_callers_frames_are_out_of_reach(isolation: Isolation) -> None:
     assert "secret_token" in _locals_above()
     assert "secret_token" not in isolation(_locals_above)
     assert secret_token
+
+
+def _reachable_from_the_stack(limit: int = 20000) -> list[object]:
+    """Every object reachable from the frames above (their locals, then attributes, bound
+    methods' owners, closure cells, partials' parts and container items), as a walking script
+    would find them."""
+    frame = sys._getframe().f_back
+    pending: deque[object] = deque()
+    while frame is not None:
+        pending += list(frame.f_locals.values())
+        frame = frame.f_back
+    seen: dict[int, object] = {}
+    while pending and len(seen) < limit:
+        item = pending.popleft()  # nearest frames first: a test runner's own graph is far above
+        if id(item) in seen or isinstance(item, (str, bytes, int, float, type(sys))):
+            continue
+        seen[id(item)] = item
+        pending += [getattr(item, name, None) for name in ("__self__", "func", "args", "keywords", "__wrapped__")]
+        pending += [cell.cell_contents for cell in getattr(item, "__closure__", None) or () if cell.cell_contents is not None]
+        pending += list(getattr(item, "__dict__", {}).values()) if not isinstance(item, type) else []
+        if isinstance(item, (list, tuple, set)):
+            pending += list(item)
+        elif isinstance(item, dict):
+            pending += list(item.values())
+    return list(seen.values())
+
+
+def test_nothing_above_the_candidates_code_leads_back_to_the_isolation() -> None:
+    """A hostile build once read the trampoline's ``alone`` (a method bound to the isolation) and
+    from there reached the report writer; now the call's stack holds only its own arguments."""
+
+    class Writer:
+        token = "job-token"
+
+    writer = Writer()
+    isolation = Isolation(after=lambda: None, abandon=lambda detail, _writer=writer: _abandon(detail))
+    assert writer in _reachable_from_the_stack()
+    found = isolation(_reachable_from_the_stack)
+    assert not [item for item in found if item is isolation or item is writer]
 
 
 def test_the_verifiers_failures_come_back_fresh(isolation: Isolation) -> None:

@@ -125,6 +125,24 @@ CASES = [
     Case("blame_us", ErrorKind.SANDBOX_VIOLATION, "perf_counter replaced"),
     Case("forge_build_failed", ErrorKind.SANDBOX_VIOLATION),  # killed at once: its print may not come
     Case("callback_base_exception", ErrorKind.BUILD_ERROR),
+    # Red-team round 4: the objects the verifier touches on its own thread, what the isolation's
+    # trampoline still leads to, Gurobi state the verifier reads unguarded, the scratch root itself.
+    Case("callback_dispose", ErrorKind.SANDBOX_VIOLATION, "disposes of the model under INJ"),  # a SIGSEGV
+    Case("pidfd_kill_parent", ErrorKind.SANDBOX_VIOLATION),  # the supervisor dies with the job's output
+    # Unprivileged, the wipe unlocks and cleans the root and the next job passes in the same sandbox;
+    # as root the chmod is refused.
+    Case("scratch_root_lock", None, "scratch root lock"),
+    # Its marks on /tmp (xattr, mode, times) are put back by the wipe (test_runner shows it, unprivileged).
+    Case("scratch_root_marks", None, "left on the scratch root"),
+    # The objects the verifier reads of the script (its node table, its Python x, the model's
+    # outcome and names) are read during the build, on the candidate's thread: a booby-trapped
+    # id2idx once ran on the verifier's thread and forged a pass (or blamed us for its crash).
+    Case("verifier_thread_rewire", ErrorKind.SOLVER_STATUS, "id2idx is a booby-trapped dict"),
+    Case("verifier_thread_dispose", ErrorKind.NOT_A_MODEL, "id2idx keys are booby-trapped"),
+    Case("multiobj_solution_number", None, "multi-objective model solved"),
+    Case("non_utf8_name", ErrorKind.NOT_A_MODEL, "non-UTF-8 name"),
+    # A refusal of the licence counts only for the returned model or the failure it caused.
+    Case("throwaway_size_limit", ErrorKind.NO_ROUTING_VARIABLE, "caught"),
 ]
 
 

@@ -10,6 +10,7 @@ import types
 from collections.abc import Callable
 
 import gurobipy as gp
+from gurobipy import GRB
 import pytest
 import vrpcoder.verification
 from vrpcoder_verifier.sandbox.tripwire import Blocked, Guard, dict_versions_work, make_hook
@@ -144,6 +145,69 @@ def test_a_replaced_module_is_found(guard: Guard, model: gp.Model, monkeypatch: 
 def test_shadowed_model_attributes_are_found(guard: Guard, model: gp.Model) -> None:
     model.__dict__["ObjVal"] = 1.0
     assert any("ObjVal" in p for p in guard.problems(model))
+
+
+def _with_every_kind_of_row(m: gp.Model) -> gp.Model:
+    x = m.addVars(3, name="x")
+    m.addConstr(x[0] <= 1)
+    m.addQConstr(x[0] * x[0] <= 1)
+    m.addGenConstrMax(x[0], [x[1], x[2]])
+    m.addSOS(GRB.SOS_TYPE1, [x[0], x[1]])
+    m.setObjectiveN(x[0], 0)
+    m.setObjectiveN(x[1], 1)
+    return m
+
+
+LEGITIMATE_MODELS: dict[str, Callable[[gp.Model], gp.Model]] = {
+    "fresh": lambda m: m,
+    "every kind of row, two objectives": _with_every_kind_of_row,
+    "data of the script's own": lambda m: (setattr(m, "_x", m.addVars(2)), setattr(m, "_data", {"n": 2}), m)[-1],
+    "optimized with a callback": lambda m: (m.addVar(), m.optimize(lambda model, where: None), m)[-1],
+    "a copy": lambda m: m.copy(),
+    "relaxed": lambda m: (m.addVar(vtype=GRB.BINARY), m.update(), m.relax())[-1],
+    "on an environment of its own": lambda m: gp.Model(env=gp.Env(params={"OutputFlag": 0})),
+}
+
+
+@pytest.mark.parametrize("make", LEGITIMATE_MODELS.values(), ids=LEGITIMATE_MODELS.keys())
+def test_models_as_scripts_build_them_have_no_findings(
+    guard: Guard, model: gp.Model, make: Callable[[gp.Model], gp.Model]
+) -> None:
+    built = make(model)
+    built.update()
+    assert guard.problems(built) == []
+
+
+class _Hook:
+    """What a script would plant: any callable of its own."""
+
+    def __call__(self, *args: object) -> None:
+        return None
+
+
+TAMPERED: dict[str, tuple[Callable[[gp.Model], None], str]] = {
+    "a private helper shadowed": (lambda m: vars(m).__setitem__("_setup", _Hook()), "shadowed on the model: _setup"),
+    "a method shadowed": (lambda m: vars(m).__setitem__("update", _Hook()), "shadowed on the model: update"),
+    "the environment replaced": (lambda m: vars(m).__setitem__("_env", _Hook()), "state replaced on the model: _env"),
+    "the parameters replaced": (lambda m: vars(m).__setitem__("Params", _Hook()), "state replaced on the model: Params"),
+    "a helper of the environment shadowed": (
+        lambda m: vars(m._env).__setitem__("_cenv_check", _Hook()) or vars(m._env).__setitem__("dispose", _Hook()),
+        "shadowed on the model._env: dispose",
+    ),
+    "an object in a wrapper cache": (lambda m: m._constrs.append(_Hook()), "own in gurobipy's cache model._constrs"),
+}
+
+
+@pytest.mark.parametrize(("tamper", "finding"), TAMPERED.values(), ids=TAMPERED.keys())
+def test_what_gurobipy_calls_through_the_instance_is_checked(
+    guard: Guard, tamper: Callable[[gp.Model], None], finding: str
+) -> None:
+    """gurobipy's methods reach their helpers and state through the instance: an entry planted
+    there would run on the verifier's thread the next time it calls the method."""
+    victim = gp.Model(env=gp.Env(params={"OutputFlag": 0}))
+    victim.update()
+    tamper(victim)
+    assert any(finding in problem for problem in guard.problems(victim)), guard.problems(victim)
 
 
 def test_a_model_subclass_is_found(guard: Guard) -> None:

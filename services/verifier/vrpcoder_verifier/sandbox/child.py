@@ -321,9 +321,8 @@ def _build_phase(setup: ChildSetup, closing: Closing) -> tuple[BuiltCandidate, t
     reporter = closing.reporter
     reporter.started()
     started = time.perf_counter()
-    build = partial(build_candidate, setup.header.code, time_limit=config.time_limit, threads=config.threads)
     try:
-        built = closing.isolation(build)
+        built = closing.isolation(build_candidate, setup.header.code, config.time_limit, config.threads)
     except VerificationFailure as failure:
         failed = BuildFailed(error=failure.error, seconds=time.perf_counter() - started, token=reporter.token)
         _conclude(closing, failed, None)

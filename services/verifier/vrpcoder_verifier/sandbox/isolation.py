@@ -105,6 +105,42 @@ _THREAD_LEFT = object()
 """A thread of the candidate's was still running when the call returned."""
 
 
+def _trampoline(
+    func: Callable[..., object],
+    args: tuple[object, ...],
+    has_started: Callable[[], None],
+    release: Callable[[], None],
+    slot: list[object],
+    threads: int,
+) -> Callable[[], None]:
+    """The thread's whole stack below the candidate's code.
+
+    Its closure is all that code can reach by walking up: the call and its arguments (an immutable
+    tuple), two lock releases, the slot and built-in functions. Nothing in it leads back to the
+    ``Isolation`` object or anything the child holds (a method bound to the isolation once did: from
+    it, two attribute reads reached the report writer), and no cell of it is shared with the caller's
+    frame, so the candidate cannot rebind what the main thread reads."""
+    count, monotonic, sleep, detach_ = _thread._count, time.monotonic, time.sleep, detach
+
+    def trampoline() -> None:
+        try:
+            has_started()
+            try:
+                outcome: tuple[bool, object] = (True, func(*args))
+            except BaseException as exc:  # noqa: BLE001 - handed back as data
+                outcome = (False, detach_(exc))
+            deadline = monotonic() + _THREADS_GONE_SECONDS
+            while count() > threads + 1 and monotonic() <= deadline:
+                sleep(0.0002)
+            slot[0] = outcome if count() <= threads + 1 else _THREAD_LEFT
+        except BaseException:  # noqa: BLE001 - out of memory while storing: nothing else can fail here
+            slot[0] = _OUT_OF_MEMORY
+        finally:
+            release()
+
+    return trampoline
+
+
 class Isolation:
     """Runs calls on threads of their own (see the module docstring). ``after`` runs on the main
     thread once each call is back, to put back what the candidate may have changed; ``abandon``
@@ -118,10 +154,10 @@ class Isolation:
         self._count = _thread._count
         self._monotonic = time.monotonic
         self._sleep = time.sleep
-        self._detach = detach
+        self._trampoline = _trampoline
 
-    def __call__(self, call: Callable[[], _T], /) -> _T:
-        """The call's result, or its exception rebuilt by ``detach``.
+    def __call__(self, func: Callable[..., _T], /, *args: object) -> _T:
+        """``func(*args)``'s result, or its exception rebuilt by ``detach``.
 
         The trampoline stores the outcome only once the candidate's code is over and no thread of
         its own is left, so nothing of the candidate's can replace it afterwards. Everything it
@@ -130,28 +166,14 @@ class Isolation:
         started, done = self._lock(), self._lock()
         started.acquire()
         done.acquire()
-        has_started, release = started.release, done.release
         slot: list[object] = [_EMPTY]
-        detach_, alone = self._detach, self._alone
         threads = self._count()
-
-        def trampoline() -> None:
-            try:
-                has_started()
-                try:
-                    outcome: tuple[bool, object] = (True, call())
-                except BaseException as exc:  # noqa: BLE001 - handed back as data
-                    outcome = (False, detach_(exc))
-                slot[0] = outcome if alone(threads + 1) else _THREAD_LEFT
-            except BaseException:  # noqa: BLE001 - out of memory while storing: nothing else can fail here
-                slot[0] = _OUT_OF_MEMORY
-            finally:
-                release()
-
+        trampoline = self._trampoline(func, args, started.release, done.release, slot, threads)
         try:
             self._start(trampoline, ())
         except RuntimeError:  # no room for a thread's stack: the candidate cut the memory limit
             raise MemoryError("no thread could be started for the candidate's code") from None
+        del trampoline
         self._await_start(started, threads)
         done.acquire()
         outcome = slot[0]

@@ -18,7 +18,9 @@ holds the pipe to the executor. Per job it
 4. accepts a verdict only in that order, with that nonce, consistent with the sample, and sends
    it on at once,
 5. then kills every process the job left (inside the pid namespace: all it can see), wipes the
-   scratch filesystem and forks the next spare, from a stack that holds nothing of this job.
+   scratch filesystem (and puts back the mode, extended attributes and times of its root, which
+   the job's uid owns unprivileged; see ``ScratchBaseline``) and forks the next spare, from a
+   stack that holds nothing of this job.
 
 Run as ``python -I -B -m vrpcoder_verifier.sandbox.runner '<RunnerConfig JSON>'``.
 """
@@ -36,6 +38,7 @@ import resource
 import secrets
 import selectors
 import signal
+import stat
 import sys
 import time
 from collections.abc import Callable
@@ -157,16 +160,24 @@ def _read_available(fd: int) -> tuple[bytes, bool]:
     return data, not data
 
 
-def _same_device_entries(directory: str, device: int) -> list[os.DirEntry[str]]:
+def _same_device_entries(directory: str, device: int, *, strict: bool = False) -> list[os.DirEntry[str]]:
+    """The entries of ``directory`` on filesystem ``device``. What cannot be read is skipped (the
+    wipe does what it can), unless ``strict``: then any error is raised, because a directory the
+    supervisor cannot read is one whose contents it cannot vouch for."""
     try:
         entries = list(os.scandir(directory))
     except OSError:
+        if strict:
+            raise
         return []
     found = []
     for entry in entries:
-        with contextlib.suppress(OSError):
+        try:
             if entry.stat(follow_symlinks=False).st_dev == device:
                 found.append(entry)
+        except OSError:
+            if strict:
+                raise
     return found
 
 
@@ -183,6 +194,9 @@ def wipe_tree(directory: str, device: int) -> None:
     made every unlink walk 2,000 components, and wiping its 200,000 empty files took longer than
     the next job's time limit. Iterative, with only names kept per level, so depth costs neither
     recursion nor open descriptors. Called only once every process of the job is dead.
+
+    Only what is *inside* goes: ``directory`` itself, and the directories kept for mount points,
+    keep whatever was set on them; ``wipe_scratch`` puts that back (see ``ScratchBaseline``).
     """
     home = os.getcwd()
     try:
@@ -225,16 +239,149 @@ def _clear_level(device: int) -> list[str]:
     return directories
 
 
-def scratch_entries(directory: str, device: int) -> frozenset[str]:
-    """Every path under ``directory`` on ``device`` (mount points and what is under them excluded)."""
+def scratch_entries(directory: str, device: int, *, strict: bool = False) -> frozenset[str]:
+    """Every path under ``directory`` on ``device`` (mount points and what is under them excluded).
+    ``strict``: a directory or entry that cannot be read raises instead of counting as empty."""
     found: set[str] = set()
     pending = [directory]
     while pending:
-        for entry in _same_device_entries(pending.pop(), device):
+        for entry in _same_device_entries(pending.pop(), device, strict=strict):
             found.add(entry.path)
             if entry.is_dir(follow_symlinks=False):
                 pending.append(entry.path)
     return frozenset(found)
+
+
+def _xattrs(path: str) -> dict[str, bytes]:
+    """Every extended attribute of ``path`` (user ones, POSIX ACLs, security labels), by name; none
+    where the filesystem has no extended attributes at all."""
+    try:
+        names = os.listxattr(path, follow_symlinks=False)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP):
+            return {}
+        raise
+    return {name: os.getxattr(path, name, follow_symlinks=False) for name in names}
+
+
+@dataclass(frozen=True)
+class DirectoryMarks:
+    """What can be set on a directory without putting anything in it: its permission bits, its
+    extended attributes, its access and modification times. Its owner can set all of them, and in
+    the deployed mode (bubblewrap unprivileged) the job's uid owns the scratch root and the
+    directories bubblewrap made under it."""
+
+    mode: int
+    xattrs: tuple[tuple[str, bytes], ...]
+    atime_ns: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, path: str) -> DirectoryMarks:
+        info = os.lstat(path)
+        return cls(
+            mode=stat.S_IMODE(info.st_mode),
+            xattrs=tuple(sorted(_xattrs(path).items())),
+            atime_ns=info.st_atime_ns,
+            mtime_ns=info.st_mtime_ns,
+        )
+
+
+def restore_marks(path: str, marks: DirectoryMarks) -> None:
+    """Put ``marks`` back on ``path``, as far as we are allowed to (``scratch_problems`` says
+    whether that was far enough). The mode first, so that a directory locked to 000 can be
+    entered and its attributes removed (their owner needs write permission for that); then every
+    extended attribute that was not there, and every one that was, as it was (a POSIX ACL, removed,
+    can leave group bits of its own, hence the mode once more); the times last, since every step
+    before changes them."""
+    with contextlib.suppress(OSError):
+        if stat.S_IMODE(os.lstat(path).st_mode) != marks.mode:
+            os.chmod(path, marks.mode)
+    wanted = dict(marks.xattrs)
+    with contextlib.suppress(OSError):
+        present = _xattrs(path)
+        for name in present.keys() - wanted.keys():
+            with contextlib.suppress(OSError):
+                os.removexattr(path, name, follow_symlinks=False)
+        for name, value in wanted.items():
+            if present.get(name) != value:
+                with contextlib.suppress(OSError):
+                    os.setxattr(path, name, value, follow_symlinks=False)
+    with contextlib.suppress(OSError):
+        if stat.S_IMODE(os.lstat(path).st_mode) != marks.mode:
+            os.chmod(path, marks.mode)
+    with contextlib.suppress(OSError):
+        os.utime(path, ns=(marks.atime_ns, marks.mtime_ns), follow_symlinks=False)
+
+
+@dataclass(frozen=True)
+class ScratchBaseline:
+    """The scratch as bubblewrap left it, recorded at start-up, before any job: the entries it made
+    (the directories holding binds under /tmp) and the marks on the scratch root and on each of
+    those directories, the only ones a wipe cannot delete.
+
+    Deleting what is inside is not enough: a job can set an extended attribute on /tmp itself,
+    change its mode (1775, or 000 to lock the next job out) or its times, and a later job of the
+    same sandbox would read them back. So every wipe restores these marks, and the clean check
+    compares them (all but the times, which reading and writing the directory moves anyway)."""
+
+    directory: str
+    device: int
+    entries: frozenset[str]
+    marks: tuple[tuple[str, DirectoryMarks], ...]
+
+    @classmethod
+    def record(cls, directory: str) -> ScratchBaseline:
+        device = os.lstat(directory).st_dev
+        entries = scratch_entries(directory, device, strict=True)
+        kept = [directory] + sorted(path for path in entries if stat.S_ISDIR(os.lstat(path).st_mode))
+        return cls(
+            directory=directory,
+            device=device,
+            entries=entries,
+            marks=tuple((path, DirectoryMarks.of(path)) for path in kept),
+        )
+
+
+def wipe_scratch(baseline: ScratchBaseline) -> None:
+    """Empty the scratch (``wipe_tree``) and put back the marks on what stays. The root's marks go
+    back first as well: locked to 000, it could be neither entered nor emptied (``wipe_tree`` would
+    find nothing to delete). The kept directories' marks go back after the walk, which unlocks
+    them to 0700 on its way through."""
+    root, root_marks = baseline.marks[0]
+    restore_marks(root, root_marks)
+    wipe_tree(baseline.directory, baseline.device)
+    for path, marks in baseline.marks:
+        restore_marks(path, marks)
+
+
+def scratch_problems(baseline: ScratchBaseline) -> list[str]:
+    """Why the scratch is not as ``baseline`` recorded it: entries left, a directory that cannot be
+    read (whatever is in it is unknown, so it is not clean), a kept directory whose mode or
+    extended attributes differ. Empty when clean."""
+    problems: list[str] = []
+    try:
+        left = scratch_entries(baseline.directory, baseline.device, strict=True) - baseline.entries
+    except OSError as exc:
+        problems.append(f"cannot be read: {exc.strerror or exc}")
+    else:
+        if left:
+            problems.append(f"{len(left)} entries left")
+    for path, marks in baseline.marks:
+        try:
+            now = DirectoryMarks.of(path)
+        except FileNotFoundError:
+            if path == baseline.directory:
+                problems.append(f"{path}: gone")
+            continue  # a kept directory that held no mount point was wiped: nothing is left on it
+        except OSError as exc:
+            problems.append(f"{path}: cannot be read: {exc.strerror or exc}")
+            continue
+        if now.mode != marks.mode:
+            problems.append(f"{path}: mode {oct(now.mode)}, not {oct(marks.mode)}")
+        if now.xattrs != marks.xattrs:
+            problems.append(f"{path}: extended attributes {[name for name, _ in now.xattrs]} differ")
+    return problems
 
 
 def sweep_namespace() -> None:
@@ -542,9 +689,9 @@ class Supervisor:
         """Whether the next spare copies its pages ahead (the last job's header says)."""
         self._zombies: list[int] = []
         """Children killed after their verdict went out and not yet reaped."""
-        self._scratch_device = os.lstat(self.scratch).st_dev
-        self._scratch_baseline = scratch_entries(str(self.scratch), self._scratch_device)
-        """What bubblewrap put in the scratch (the directories holding binds under /tmp)."""
+        self._scratch_baseline = ScratchBaseline.record(str(self.scratch))
+        """What bubblewrap put in the scratch (the directories holding binds under /tmp), and the
+        marks on what the wipe keeps (the root's mode and extended attributes included)."""
 
     def _sweep(self, pgid: int) -> None:
         if self.config.isolated:
@@ -570,15 +717,19 @@ class Supervisor:
                 self._zombies.remove(pid)
 
     def _wipe_scratch(self) -> None:
-        wipe_tree(str(self.scratch), self._scratch_device)
+        wipe_scratch(self._scratch_baseline)
 
     def _check_scratch_clean(self) -> None:
-        """A job may leave what no wipe removes (a tree deeper than PATH_MAX); rather than let the
-        next job see it, this sandbox ends here (with a traceback: our fault, not a candidate's)
-        and the executor starts a fresh one with an empty tmpfs."""
-        left = scratch_entries(str(self.scratch), self._scratch_device) - self._scratch_baseline
-        if left:
-            raise RuntimeError(f"the scratch directory could not be wiped ({len(left)} entries left); replacing the sandbox")
+        """A job may leave what no wipe removes (once, a tree deeper than PATH_MAX; a mark on the
+        scratch root we were not allowed to take off); rather than let the next job see it, this
+        sandbox ends here (with a traceback: our fault, not a candidate's) and the executor starts
+        a fresh one with an empty tmpfs. A scratch that cannot be read is not clean: it is
+        unknown."""
+        problems = scratch_problems(self._scratch_baseline)
+        if problems:
+            raise RuntimeError(
+                f"the scratch directory could not be wiped ({'; '.join(problems)}); replacing the sandbox"
+            )
 
     def _fork_spare(self, *, populate: bool = True) -> _Spare:
         header_r, header_w = os.pipe2(os.O_CLOEXEC)

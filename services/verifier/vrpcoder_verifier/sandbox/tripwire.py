@@ -311,14 +311,72 @@ def watched_modules() -> list[types.ModuleType]:
 
 
 _MISSING = object()
-_MODEL_OWN = frozenset({"Params", "params"})
-"""Public names gurobipy itself caches on a model instance (its parameter proxy)."""
+_LIST_SLOTS = frozenset({"_internal_vars", "_constrs", "_sos", "_qconstrs", "_genconstrs"})
+"""gurobipy's caches of wrapper objects on a model: lists (None on a read or copied model)."""
 
 
-def _param_class() -> type | None:
-    """gurobipy's parameter proxy class (private module; None when a gurobipy release moves it)."""
-    found = getattr(sys.modules.get("gurobipy._core"), "ParamClass", None)
-    return found if isinstance(found, type) else None
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What gurobipy itself keeps in the ``__dict__`` of one of its classes, read off fresh instances.
+
+    gurobipy's methods look up their private helpers (``self._setup()``, ``self._owns(...)``) and
+    its state (``self._env``, ``self.Params``) through the instance, so an instance entry named
+    like a class attribute, or a state entry of another type, runs whatever the candidate put
+    there the next time the verifier calls the method on its own thread. Entries of the script's
+    own (``m._x = x``, the idiom for callbacks) are left alone: gurobipy never reads them."""
+
+    cls: type
+    class_names: frozenset[str]
+    own: dict[str, frozenset[type]]
+    """gurobipy's own entries and the exact types their values may have."""
+
+
+def _shape(cls: type, *instances: object, extra: dict[str, tuple[type, ...]] | None = None) -> _Shape:
+    """None is allowed in every state entry: it runs no code, and gurobipy itself sets some to None
+    (a disposed environment's handle, a read model's caches), which scripts do as a cleanup habit."""
+    own: dict[str, set[type]] = {}
+    for instance in instances:
+        for key, value in vars(instance).items():
+            own.setdefault(key, {type(None)}).add(type(value))
+    for key, types_ in (extra or {}).items():
+        own.setdefault(key, set()).update(types_)
+    return _Shape(cls=cls, class_names=frozenset(dir(cls)), own={k: frozenset(v) for k, v in own.items()})
+
+
+@dataclass(frozen=True, slots=True)
+class _GurobiShapes:
+    """The shapes of a model, an environment and a parameter proxy, and the classes whose objects
+    gurobipy's wrapper caches may hold (taken with the snapshot, from gurobipy's own modules)."""
+
+    model: _Shape
+    env: _Shape
+    params: _Shape | None
+    wrappers: frozenset[type]
+
+    @classmethod
+    def take(cls) -> _GurobiShapes:
+        core, model_module = sys.modules.get("gurobipy._core"), sys.modules.get("gurobipy._model")
+        param_class = getattr(core, "ParamClass", None)
+        callback_class = getattr(model_module, "CallbackClass", None)
+        fresh = gp.Model()
+        copied = fresh.copy()
+        try:
+            list_extra = {key: (list,) for key in _LIST_SLOTS}
+            callback_extra = {"_callback": (callback_class,)} if isinstance(callback_class, type) else {}
+            model = _shape(gp.Model, fresh, copied, extra={**list_extra, **callback_extra})
+            env = _shape(type(fresh._env), fresh._env)
+            params = _shape(param_class, fresh.Params) if isinstance(param_class, type) else None
+        finally:
+            copied.dispose()
+            fresh.dispose()
+        wrappers = frozenset(
+            value
+            for name, module in list(sys.modules.items())
+            if name.startswith("gurobipy") and isinstance(module, types.ModuleType)
+            for value in vars(module).values()
+            if isinstance(value, type)
+        )
+        return cls(model=model, env=env, params=params, wrappers=wrappers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,12 +389,11 @@ class _Tools:
     sort: Callable[..., list[str]]
     modules: dict[str, types.ModuleType]
     thread_count: Callable[[], int]
-    model_class: type
     is_: Callable[[object, object], bool]
-    param_class: type | None
     dict_items: Callable[[dict[str, object]], Iterable[tuple[str, object]]]
     startswith: Callable[[str, str], bool]
-    contains: Callable[[frozenset[str], str], bool]
+    contains: Callable[[frozenset[object], object], bool]
+    shapes: _GurobiShapes
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,12 +419,16 @@ class Guard:
         modules = watched_modules()
         use_versions = dict_versions_work()
         tools = _Tools(
-            namespace_of=vars, type_of=type, sort=sorted, modules=sys.modules, thread_count=_thread._count, model_class=gp.Model,
+            namespace_of=vars,
+            type_of=type,
+            sort=sorted,
+            modules=sys.modules,
+            thread_count=_thread._count,
             is_=operator.is_,
-            param_class=_param_class(),
             dict_items=dict.items,
             startswith=str.startswith,
             contains=frozenset.__contains__,
+            shapes=_GurobiShapes.take(),
         )
         modules_version = _version_reader(sys.modules) if use_versions else None
         return cls(
@@ -435,19 +496,56 @@ class Guard:
         return [f"written during the verification: {', '.join(written[:5])}"] if written else []
 
     def _model_problems(self, model: object) -> list[str]:
+        """The returned model, its environments and its parameter proxy, each against its shape."""
         tools = self.tools
-        if tools.type_of(model) is not tools.model_class:
+        shapes = tools.shapes
+        if tools.type_of(model) is not shapes.model.cls:
             return [f"build_model() returned a {tools.type_of(model).__name__}, not gurobipy.Model itself"]
-        entries = list(tools.dict_items(tools.namespace_of(model)))
+        found = self._shape_problems(model, shapes.model, "model")
+        if found:
+            return found
+        state = tools.namespace_of(model)
+        for key in ("_env", "_uenv"):
+            env = state.get(key)
+            if env is not None:
+                found += self._shape_problems(env, shapes.env, f"model.{key}")
+        for key in ("Params", "params"):
+            proxy = state.get(key)
+            if proxy is not None and shapes.params is not None:
+                found += self._shape_problems(proxy, shapes.params, f"model.{key}")
+                env = tools.namespace_of(proxy).get("_ParamClass__env")
+                if env is not None and not found:
+                    found += self._shape_problems(env, shapes.env, f"model.{key}'s environment")
+        for key in _LIST_SLOTS:
+            cached = state.get(key)
+            if tools.type_of(cached) is list and not all(
+                tools.contains(shapes.wrappers, tools.type_of(item)) for item in cached
+            ):
+                found.append(f"objects of the script's own in gurobipy's cache model.{key}")
+        return found
+
+    def _shape_problems(self, instance: object, shape: _Shape, label: str) -> list[str]:
+        """Only exact types are looked at: a key of a ``__dict__`` that is a ``str`` subclass would
+        otherwise run the candidate's code (``startswith``, ``__eq__``) inside this check."""
+        tools = self.tools
+        if tools.type_of(instance) is not shape.cls:
+            return [f"{label} is a {tools.type_of(instance).__name__}, not gurobipy's {shape.cls.__name__}"]
+        entries = list(tools.dict_items(tools.namespace_of(instance)))
         if not all(tools.is_(tools.type_of(key), str) for key, _ in entries):
-            return ["attributes with non-string names set on the model"]
+            return [f"attributes with non-string names set on the {label}"]
+        own = shape.own
+        replaced = tools.sort(
+            key for key, value in entries if key in own and not tools.contains(own[key], tools.type_of(value))
+        )
         shadows = tools.sort(
             key
             for key, value in entries
-            if not tools.startswith(key, "_")
-            and not (tools.contains(_MODEL_OWN, key) and tools.is_(tools.type_of(value), tools.param_class))
+            if key not in own and (tools.contains(shape.class_names, key) or not tools.startswith(key, "_"))
         )
-        return [f"attributes shadowed on the model: {', '.join(shadows)[:200]}"] if shadows else []
+        found = [f"gurobipy's own state replaced on the {label}: {', '.join(replaced)[:200]}"] if replaced else []
+        if shadows:
+            found.append(f"attributes shadowed on the {label}: {', '.join(shadows)[:200]}")
+        return found
 
 
 def own_tracer_code() -> types.CodeType:
