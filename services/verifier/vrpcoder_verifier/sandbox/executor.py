@@ -44,7 +44,18 @@ the candidate built, so candidate code and the verifier share one interpreter. W
   job token and the INJ answers are out of its reach. Only a result, or an exception rebuilt as
   plain data, comes back; a thread of its own still running when the call returns is a
   violation. A hostile script that rewired the report writer from its build, its callback, a
-  replaced stdout or a finalizer turned a wrong model into a clean pass before this.
+  replaced stdout or a finalizer turned a wrong model into a clean pass before this. The
+  trampoline's closure holds only the call's function, its arguments (apart, never a closure
+  whose cells the caller shares) and built-ins: a method bound to the isolation once led two
+  attribute reads to the report writer.
+* No code of the candidate's runs on the verifier's thread afterwards. What the verifier needs of
+  the script's objects (its node table, its Python ``x``, the model's outcome, whether its names
+  decode) is copied during the build, on the candidate's thread, into exact ``str``/``int``/
+  ``gp.Var`` data; the returned model, its environments and its parameter proxy must match the
+  shape of fresh gurobipy objects (no instance entry named like a class attribute, gurobipy's own
+  state of its own types), because gurobipy's methods reach their helpers through the instance.
+  A booby-trapped ``id2idx`` and a shadowed ``_raise_if_async_running`` each forged a pass
+  before this.
 * Signal handlers, timers, garbage-collector callbacks, the recursion limit, the sample pipe's
   flags, ``sys.stdout``/``stderr``/``stdin`` and the import hooks, as the candidate left them,
   are put back after each of its calls: nothing it armed runs on the verifier's thread (gurobipy
@@ -72,9 +83,10 @@ the candidate built, so candidate code and the verifier share one interpreter. W
 What remains possible for a candidate that knows this code: a callback that accepts only the arcs
 of its own optimum (right whenever the feasible probe is that optimum). Its own thread's frames
 hold the model, its callback and the trampoline's hand-back slot, which is filled only after its
-code is over. Also open: a model padded to just under the size-limited licence makes INJ's own rows cross it
-(a licence verdict, no reward, instead of the failure it earned); it cannot happen with a full
-licence.
+code is over. Also open: a 3-index model padded to just under the size-limited licence makes
+INJ's own rows cross it (a licence verdict, no reward, instead of the failure it earned); rules on
+single variables are bounds, which the licence does not count, so only the few rows summing a used
+arc over vehicles remain; it cannot happen with a full licence.
 
 Per-UID consequence of RLIMIT_NPROC: with bubblewrap as an unprivileged user the count is per
 sandbox (the kernel charges the user of the sandbox's own user namespace). As host root the
