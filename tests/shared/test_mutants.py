@@ -67,6 +67,15 @@ def test_time_window_omission_in_a_timed_variant_is_killed() -> None:
     assert by_name["omit:subtour"].equivalent
 
 
+def test_pooled_compartments_are_caught_by_the_compartment_probe() -> None:
+    """The probe overloads one compartment while the holds taken together still fit, so a model
+    that pools them into one hold accepts it."""
+    reports = run_mutants(build_grid_point("MCVRP", 1, 0).samples, kinds=[MutantKind.RELAX])
+    pooled = next(r for r in reports if r.name == "relax:compartment_pooled")
+    assert pooled.killed_by_dual
+    assert any("compartment_overload" in c for c in pooled.caught_by)
+
+
 DEPOT = Depot(x=50, y=50)
 
 

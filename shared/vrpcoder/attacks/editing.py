@@ -292,6 +292,34 @@ def _fit_compartments(instance: Instance, routes: Sequence[Route], keep: int | N
     return rebuilt(instance, vehicles=tuple(fleet))
 
 
+def pool_proof(instance: Instance, minus: Solution, compartment: int) -> Instance:
+    """Raise a compartment other than the attacked one until every route of s- fits its vehicle's
+    holds taken together.
+
+    s- then breaks the attacked compartment's own capacity and nothing else, so a model that pools
+    its compartments into one shared hold accepts it (and is caught), while a model that keeps
+    them apart still rejects it. Widening never costs s+ its feasibility.
+    """
+    fleet = list(instance.vehicles)
+    width = len(fleet[0].compartment_capacity or ())
+    if width < 2:
+        return instance
+    other = 1 if compartment == 0 else 0
+    needs: dict[int, float] = {}
+    for route in used_routes(minus):
+        if route.vehicle >= len(fleet):
+            continue
+        holds = fleet[route.vehicle].compartment_capacity or ()
+        deficit = sum(compartment_loads(instance, route)) - sum(holds)
+        if deficit > 0:
+            needs[route.vehicle] = holds[other] + deficit
+    if not needs:
+        return instance
+    current = [(v.compartment_capacity or ())[other] for v in fleet]
+    raised = _fleet_fit(instance, needs, current)
+    return rebuilt(instance, vehicles=tuple(_compartment_set(v, other, value) for v, value in zip(fleet, raised, strict=True)))
+
+
 def _fit_windows(instance: Instance, routes: Sequence[Route]) -> Instance | None:
     """Move late window ends (and depot closings) out to the starts s- needs; the earliest
     schedule does not depend on window ends, so one pass suffices. A depot never closes before a

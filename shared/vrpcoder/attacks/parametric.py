@@ -22,6 +22,7 @@ from vrpcoder.attacks.editing import (
     first_verified,
     insert_unit,
     pick,
+    pool_proof,
     preferred,
     shuffled,
     units_on,
@@ -274,6 +275,7 @@ def _compartment_overloads(
             tightened = with_compartment(instance, compartment, value, vehicle)
             copy = accommodate(tightened, minus, BoundKind.COMPARTMENT_CAPACITY, compartment)
             if copy is not None:
+                copy = pool_proof(copy, minus, compartment)
                 bound = ParameterBound(
                     kind=BoundKind.COMPARTMENT_CAPACITY,
                     g=g,
