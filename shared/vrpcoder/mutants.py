@@ -280,18 +280,31 @@ def every_vehicle_needed(instance: Instance) -> bool:
     return max(deliveries, pickups) > all_but_one + _LOAD_TOLERANCE
 
 
+def pickups_always_fit(instance: Instance) -> bool:
+    """Whether all backhaul pickups together fit the smallest vehicle: then no plan can break the
+    backhaul half of the capacity rule, and a model without it has the gold script's feasible set."""
+    capacities = [vehicle.capacity for vehicle in instance.vehicles]
+    if not capacities or any(capacity is None for capacity in capacities):
+        return False
+    pickups = sum(c.demand for c in instance.customers if c.backhaul)
+    return pickups <= min(c for c in capacities if c is not None) + _LOAD_TOLERANCE
+
+
 IMPLIED_ON_INSTANCE: dict[str, Callable[[Instance], bool]] = {
     "spurious:every_vehicle_used": every_vehicle_needed,
+    "relax:capacity_linehaul_only": pickups_always_fit,
 }
-"""Spurious rules with a test that they cut off no feasible plan of a given instance. On such an
-instance the mutant has the gold script's feasible set and optimum: no verifier can tell them apart,
-and only an instance with a slacker fleet can."""
+"""Spurious rules with a test that they cut off no feasible plan of a given instance, and relaxed
+rules with a test that what they drop never binds on it. On such an instance the mutant has the
+gold script's feasible set and optimum: no verifier can tell them apart, and only an instance with
+a slacker fleet (or heavier pickups) can."""
 
 
 def is_equivalent(rule: MutationRule, instances: Iterable[Instance]) -> bool:
     """Whether ``rule``'s mutant is indistinguishable from the gold script on every one of
     ``instances`` (a sample's base and attacked copies): an omission the variant's other rules imply,
-    or a spurious rule that each of the instances already implies."""
+    a spurious rule that each of the instances already implies, or a relaxation whose dropped part
+    binds on none of them."""
     instances = list(instances)
     if not instances:
         raise ValueError("no instance to judge the mutant on")

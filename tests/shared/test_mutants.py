@@ -113,6 +113,14 @@ def test_uncapacitated_fleets_are_never_shown_fully_needed() -> None:
     assert len(pdptw.vehicles) > 1 and every_vehicle_needed(pdptw) is False
 
 
+def test_linehaul_only_capacity_is_equivalent_only_where_pickups_always_fit() -> None:
+    rule = next(r for r in mutation_rules("VRPB") if r.name == "relax:capacity_linehaul_only")
+    light = _fleet((10, 10), (6, 6, 4, 5), backhaul=(False, False, True, True), variant="VRPB")
+    heavy = _fleet((10, 10), (6, 6, 5, 6), backhaul=(False, False, True, True), variant="VRPB")
+    assert is_equivalent(rule, [light])
+    assert not is_equivalent(rule, [light, heavy])
+
+
 def test_every_vehicle_used_is_equivalent_only_where_each_instance_implies_it() -> None:
     rule = next(r for r in mutation_rules("CVRP") if r.name == "spurious:every_vehicle_used")
     tight, slack = _fleet((10, 10), (6, 6)), _fleet((10, 10), (4, 5))

@@ -33,7 +33,7 @@ from vrpcoder.attacks.editing import (
     without,
 )
 from vrpcoder.attacks.records import EPS, Attack, AttackSkipped, BoundKind, ParameterBound
-from vrpcoder.checker import compartment_loads, return_time, route_distance, schedule
+from vrpcoder.checker import backhaul_loads, compartment_loads, return_time, route_distance, schedule
 from vrpcoder.families import Family
 from vrpcoder.instances import Instance, TimeWindow
 from vrpcoder.relabelling import feasible_relabelling
@@ -118,13 +118,38 @@ def capacity_overload(instance: Instance, plus: Solution, rng: np.random.Generat
     heaviest s+ route (the target vehicle's own s+ load for vehicle-specific capacities) and the
     overloaded load. On a mixed fleet, targets whose probe no reassignment of routes to vehicles
     makes feasible go first (see ``hf_overload``)."""
+    if instance.has(Module.BH):
+        # Backhaul piles first: a model that checks only the deliveries against capacity accepts them.
+        piles = chain(
+            _move_overloads(instance, plus, rng, grow=_backhaul_load, within=_linehaul_load),
+            _move_overloads(instance, plus, rng),
+        )
+        return first_verified(Attacker.CAPACITY_OVERLOAD, plus, piles, _NO_OVERLOAD)
     if not instance.spec.heterogeneous:
         return first_verified(Attacker.CAPACITY_OVERLOAD, plus, _move_overloads(instance, plus, rng), _NO_OVERLOAD)
     moves = list(_move_overloads(instance, plus, rng))
     return _relabel_proof_first(Attacker.CAPACITY_OVERLOAD, plus, (c for c in moves if _relabel_proof(c)), moves)
 
 
-def _move_overloads(instance: Instance, plus: Solution, rng: np.random.Generator) -> Iterator[Candidate]:
+def _linehaul_load(instance: Instance, route: Route) -> float:
+    return backhaul_loads(instance, route)[0]
+
+
+def _backhaul_load(instance: Instance, route: Route) -> float:
+    return backhaul_loads(instance, route)[1]
+
+
+def _move_overloads(
+    instance: Instance,
+    plus: Solution,
+    rng: np.random.Generator,
+    *,
+    grow: Usage = capacity_usage,
+    within: Usage | None = None,
+) -> Iterator[Candidate]:
+    """Pile ``grow`` (by default the load the capacity rule compares) onto each route in turn;
+    ``within`` is a load that must stay under the attacked capacity, so that the pile alone
+    breaks it."""
     routes = used_routes(plus)
     if not routes:
         return
@@ -132,12 +157,12 @@ def _move_overloads(instance: Instance, plus: Solution, rng: np.random.Generator
     top = max(capacity_usage(instance, r) for r in routes)
     for target in shuffled(rng, routes):
         g = capacity_usage(instance, target) if per_vehicle else top
-        minus, grown = _accumulated(instance, plus, target, capacity_usage, _goal(g, EPS), rng, _LOADS)
-        b = capacity_usage(instance, grown)
+        minus, grown = _accumulated(instance, plus, target, grow, _goal(g, EPS), rng, _LOADS)
+        b = grow(instance, grown)
         if b <= g + 2 * EPS:
             continue
         value, at_formula = attacked_value(g, b, EPS, instance.vehicles[target.vehicle].capacity)
-        if value <= g:
+        if value <= g or (within is not None and within(instance, grown) > value):
             continue
         vehicle = target.vehicle if per_vehicle else None
         copy = accommodate(with_capacity(instance, value, vehicle), minus, BoundKind.CAPACITY)

@@ -10,7 +10,7 @@ import math
 
 import pytest
 from vrpcoder.attacks import Attack, AttackSkipped, BoundKind, run_attack
-from vrpcoder.checker import check, compartment_loads, route_distance
+from vrpcoder.checker import backhaul_loads, check, compartment_loads, route_distance
 from vrpcoder.instances import Customer, Depot, PickupDelivery, TimeWindow, Vehicle
 from vrpcoder.probes import Label, Probe
 from vrpcoder.relabelling import judgeable_by_arcs
@@ -201,6 +201,21 @@ def test_capacity_overload_widens_compartments_it_would_otherwise_overflow(mcvrp
             load <= limit
             for load, limit in zip(compartment_loads(result.instance, route), limits, strict=True)
         )
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_capacity_overload_on_backhauls_piles_pickups_first(seed: int) -> None:
+    """Route [1, 2] carries linehaul 6 and backhaul 1, route [3, 4] linehaul 0.5 and backhaul 6:
+    g = 6. Piling the other route's cheapest unit would add a delivery (linehaul 6.5), which a
+    model checking only deliveries rejects as well; piling pickups first gives backhaul 7 on
+    either route with its deliveries within Q = 6 + 0.85 * 1 = 6.85, which such a model accepts."""
+    customers = on_axes((6, 1, 0.5, 6), backhaul=(False, True, False, True))
+    case = Case(make("VRPB", customers, (Vehicle(capacity=10),) * 2), TWO_ROUTES)
+    result = attack(case, Attacker.CAPACITY_OVERLOAD, seed)
+    assert result.bound is not None
+    assert (result.bound.g, result.bound.b, result.bound.value) == pytest.approx((6.0, 7.0, 6.85))
+    loads = [backhaul_loads(result.instance, r) for r in result.solution.routes if r.visits]
+    assert any(pickups > 6.85 >= deliveries for deliveries, pickups in loads)
 
 
 def test_capacity_overload_needs_a_second_route(cvrp: Case) -> None:
