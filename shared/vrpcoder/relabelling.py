@@ -10,8 +10,9 @@ reward's probe share (SPEC section 3: accept a 2-index variable where it can be 
 and say so in the verdict).
 
 The test uses the pure-Python checker: the probe is unjudgeable exactly when some reassignment of
-its routes to distinct vehicles of the fleet (each route to a vehicle of its own depot) is
-feasible. Rules that tie routes together are the fleet's alone (one route per vehicle), so it is
+its routes to distinct vehicles of the fleet is feasible, each route driven from its new vehicle's
+own depot (INJ pins customer-to-customer arcs only and leaves depot arcs free, so on several
+depots a 2-index model may also move a route to another depot). Rules that tie routes together are the fleet's alone (one route per vehicle), so it is
 a bipartite matching over the pairs (route, vehicle) on which the route on its own breaks nothing;
 the matching's plan is then checked as a whole.
 """
@@ -27,12 +28,15 @@ from vrpcoder.probes import Label, Probe
 from vrpcoder.solutions import Route, Solution
 
 
+def _driven_by(instance: Instance, route: Route, vehicle: int) -> Route:
+    """The route's customers driven by ``vehicle``, from and back to that vehicle's depot."""
+    return route.model_copy(update={"vehicle": vehicle, "depot": instance.vehicles[vehicle].depot})
+
+
 def _fits(instance: Instance, route: Route, vehicle: int) -> bool:
     """The route alone, driven by ``vehicle``, breaks nothing but coverage (the other routes'
     customers are missing from a plan of one route)."""
-    if instance.vehicles[vehicle].depot != route.depot:
-        return False
-    alone = Solution(routes=(route.model_copy(update={"vehicle": vehicle}),))
+    alone = Solution(routes=(_driven_by(instance, route, vehicle),))
     return set(check(instance, alone).families) <= {Family.COVERAGE}
 
 
@@ -68,7 +72,7 @@ def feasible_relabelling(instance: Instance, solution: Solution) -> Solution | N
     assigned = _matching(options, count)
     if assigned is None:
         return None
-    moved = tuple(route.model_copy(update={"vehicle": k}) for route, k in zip(routes, assigned, strict=True))
+    moved = tuple(_driven_by(instance, route, k) for route, k in zip(routes, assigned, strict=True))
     relabelled = solution.model_copy(update={"routes": moved})
     return relabelled if check(instance, relabelled).feasible else None
 

@@ -79,12 +79,15 @@ def test_a_lighter_pair_of_routes_swaps_onto_the_right_trucks() -> None:
     assert not judgeable_by_arcs(fleet, _violating(wrong_way))
 
 
-def test_a_route_only_moves_to_a_truck_of_its_own_depot() -> None:
-    """The big truck sits at the other depot: a 2-index x sees the depot arcs, so no relabelling."""
+def test_a_route_may_move_to_a_truck_of_another_depot() -> None:
+    """The big truck sits at the other depot. INJ pins customer-to-customer arcs only, so a
+    2-index model may drive the route from there: the overload is not judgeable through arcs."""
     fleet = _instance("HFMDVRP", (3, 4, 5), (Vehicle(capacity=8, depot=0), Vehicle(capacity=12, depot=1)), depots=2)
     overloaded = _plan((0, (2, 3, 4)))
     assert check(fleet, overloaded).families == (Family.CAPACITY,)
-    assert judgeable_by_arcs(fleet, _violating(overloaded))
+    moved = feasible_relabelling(fleet, overloaded)
+    assert moved is not None and [(r.vehicle, r.depot) for r in moved.routes] == [(1, 1)]
+    assert not judgeable_by_arcs(fleet, _violating(overloaded))
 
 
 def test_feasible_probes_and_identical_fleets_are_always_judgeable(small_and_big: Instance) -> None:
