@@ -266,6 +266,21 @@ class _OptimizeSpy:
 _SPIES: dict[int, _OptimizeSpy] = {}
 _SPY_LOCK = threading.Lock()
 _ORIGINAL_OPTIMIZE: Callable[..., None] | None = None
+_FOR_GOOD: list[bool] = [False]
+"""Whether the spy stays installed between builds (``watch_optimize_for_good``); a list, so that
+setting it writes no module global."""
+
+
+def watch_optimize_for_good() -> None:
+    """Install the optimize spy once and for all (the sandbox's supervisor does, before its
+    integrity snapshot). A build then writes no namespace of ours or of gurobipy's, so the sandbox
+    can take any such write during the candidate's call as the candidate's."""
+    global _ORIGINAL_OPTIMIZE
+    with _SPY_LOCK:
+        if _ORIGINAL_OPTIMIZE is None:
+            _ORIGINAL_OPTIMIZE = gp.Model.optimize
+            gp.Model.optimize = _spying_optimize  # type: ignore[method-assign]
+        _FOR_GOOD[0] = True
 
 
 def _spying_optimize(self: gp.Model, callback: Any = None, *args: Any, **kwargs: Any) -> None:
@@ -280,7 +295,8 @@ def _spying_optimize(self: gp.Model, callback: Any = None, *args: Any, **kwargs:
 
 @contextlib.contextmanager
 def _watch_optimize(spy: _OptimizeSpy) -> Iterator[None]:
-    """Route this thread's ``Model.optimize`` calls through ``spy``; always unpatch afterwards.
+    """Route this thread's ``Model.optimize`` calls through ``spy``; unpatch afterwards (unless the
+    spy is installed for good).
 
     The patch is process-wide, but other threads fall through to the original method, and a
     nested build in the same thread gets its own spy and hands the outer one back on exit.
@@ -288,7 +304,7 @@ def _watch_optimize(spy: _OptimizeSpy) -> Iterator[None]:
     global _ORIGINAL_OPTIMIZE
     tid = threading.get_ident()
     with _SPY_LOCK:
-        if not _SPIES:
+        if not _SPIES and _ORIGINAL_OPTIMIZE is None:
             _ORIGINAL_OPTIMIZE = gp.Model.optimize
             gp.Model.optimize = _spying_optimize  # type: ignore[method-assign]
         outer = _SPIES.get(tid)
@@ -301,7 +317,7 @@ def _watch_optimize(spy: _OptimizeSpy) -> Iterator[None]:
                 del _SPIES[tid]
             else:
                 _SPIES[tid] = outer
-            if not _SPIES and _ORIGINAL_OPTIMIZE is not None:
+            if not _SPIES and _ORIGINAL_OPTIMIZE is not None and not _FOR_GOOD[0]:
                 gp.Model.optimize = _ORIGINAL_OPTIMIZE  # type: ignore[method-assign]
                 _ORIGINAL_OPTIMIZE = None
 
@@ -461,6 +477,20 @@ def build_candidate(code: str, time_limit: float | None = None, threads: int | N
     )
 
 
+def _read_objective_names(model: gp.Model) -> None:
+    """INJ sets a multi-objective model's objectives aside and puts them back, names included."""
+    count = int(model.NumObj)
+    if count <= 1:
+        return
+    saved = int(model.Params.ObjNumber)
+    try:
+        for number in range(count):
+            model.Params.ObjNumber = number
+            model.getAttr("ObjNName")
+    finally:
+        model.Params.ObjNumber = saved
+
+
 def _read_outcome(model: gp.Model) -> Outcome:
     """The model's outcome, and a check that gurobipy can read its names (the verifier reads them
     to find ``x`` and its own rows): a model it cannot read is the script's fault, said now."""
@@ -468,6 +498,7 @@ def _read_outcome(model: gp.Model) -> Outcome:
         outcome = model_outcome(model)
         model.getAttr("VarName", model.getVars())
         model.getAttr("ConstrName", model.getConstrs())
+        _read_objective_names(model)
     except (gp.GurobiError, AttributeError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
         raise VerificationFailure(
             ErrorKind.NOT_A_MODEL, f"build_model() returned a model that cannot be read ({type(exc).__name__}: {exc})"

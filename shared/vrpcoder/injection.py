@@ -802,7 +802,10 @@ def inject(
     if not _alive(model):
         return _error(ErrorKind.NOT_A_MODEL, _FREED, "not_solved", started)
     guarded = _GuardedCallback(callback) if callback is not None else None
-    saved = _SavedState.capture(model)
+    try:
+        saved = _SavedState.capture(model)
+    except (gp.GurobiError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        return _error(ErrorKind.NOT_A_MODEL, f"the model's settings cannot be read ({exc})", "not_solved", started)
     model.update()
     num_vars = int(model.NumVars)
     injection: Injection | None = None

@@ -143,6 +143,22 @@ CASES = [
     Case("non_utf8_name", ErrorKind.NOT_A_MODEL, "non-UTF-8 name"),
     # A refusal of the licence counts only for the returned model or the failure it caused.
     Case("throwaway_size_limit", ErrorKind.NO_ROUTING_VARIABLE, "caught"),
+    # Red-team round 5: code of the candidate's that still runs on the verifier's thread after the
+    # build (through Python's logging, the model's instance dict written from a callback, objects
+    # the verifier's thread drops, unwatched standard modules) and a name read there unguarded.
+    # A None handle planted by the callback reads as a freed model, as it should.
+    Case("callback_null_handle", ErrorKind.NOT_A_MODEL, "handle set to None under INJ"),
+    # Fixed: the logging configuration is put back after every call of the candidate's code; the
+    # model's shape is checked after every call; every object the candidate's code could reach
+    # lives until the process ends; abc, random, logging and pydantic's metaclass are watched, and
+    # no namespace written during a call is used before a check written without any lookup.
+    Case("log_handler_forge", ErrorKind.SOLVER_STATUS, "a handler sits on the gurobipy logger"),
+    Case("callback_shadow_forge", ErrorKind.SANDBOX_VIOLATION, "plants a helper on the model under INJ"),
+    Case("slot_finalizer", ErrorKind.SANDBOX_VIOLATION, "planted in the hand-back slot"),
+    Case("guarded_finalizer", ErrorKind.SOLVER_STATUS, "hangs a finalizer on the verifier's wrapper"),
+    Case("shuffle_patch", ErrorKind.SANDBOX_VIOLATION, "random.Random.shuffle replaced"),
+    Case("abc_instancecheck", ErrorKind.SANDBOX_VIOLATION, "abc.ABCMeta.__instancecheck__ replaced"),
+    Case("non_utf8_objective_name", ErrorKind.NOT_A_MODEL, "non-UTF-8 objective name", harmless_possible=True),
 ]
 
 

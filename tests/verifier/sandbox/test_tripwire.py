@@ -242,3 +242,22 @@ def test_a_patch_undone_before_the_check_is_no_finding(guard: Guard, model: gp.M
     vrpcoder.verification.reward = lambda *args: 1.0  # type: ignore[assignment]
     vrpcoder.verification.reward = original
     assert guard.problems(model) == []
+
+
+def test_the_untouched_check_sees_a_replaced_builtin_and_a_patched_class(
+    guard: Guard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the build (no stamps) a patch put back is no finding; during the verification
+    (stamps) any write is."""
+    stamps = guard.stamps()
+    assert guard.untouched(None) and guard.untouched(stamps)
+    original = vrpcoder.verification.reward
+    vrpcoder.verification.reward = lambda *args: 1.0  # type: ignore[assignment]
+    assert not guard.untouched(None) and not guard.untouched(stamps)
+    vrpcoder.verification.reward = original
+    assert guard.untouched(None) and not guard.untouched(stamps)
+    monkeypatch.setattr("builtins.len", lambda value: 0)
+    assert not guard.untouched(None)
+    monkeypatch.undo()
+    monkeypatch.setattr(Guard, "problems", lambda self, model: [], raising=True)
+    assert not guard.untouched(None)

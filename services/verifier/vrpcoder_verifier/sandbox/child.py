@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import gc
+import logging
 import os
 import resource
 import signal
@@ -23,7 +24,6 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import NoReturn
 
 from pydantic import BaseModel
@@ -201,6 +201,7 @@ class Closing:
     guard: Guard
     state: InterpreterState
     isolation: Isolation
+    watch: CallWatch
 
 
 def _integrity_problems(closing: Closing, model: object | None, stamps: tuple[int, ...] | None = None) -> list[str]:
@@ -260,6 +261,9 @@ class InterpreterState:
         self._streams = (sys.stdin, sys.stdout, sys.stderr)
         self._import_hooks = (list(sys.meta_path), list(sys.path_hooks))
         self._gc_disable = gc.disable
+        self._timers = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
+        self._fcntl_codes = (fcntl.F_GETFL, fcntl.F_SETFL, os.O_NONBLOCK)
+        self._logging = _LoggingState.capture()
 
     def flush_own_streams(self) -> None:
         for stream in self._streams[1:]:
@@ -274,15 +278,61 @@ class InterpreterState:
         self._sys.meta_path, self._sys.path_hooks = (list(hooks) for hooks in self._import_hooks)
         self._set_recursion_limit(self._recursion_limit)
         self._gc_callbacks[:] = self._gc_callbacks_before
-        for timer in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF):
+        for timer in self._timers:
             self._setitimer(timer, 0)
         for number, handler in self._handlers.items():
             if self._getsignal(number) is not handler:
                 self._signal(number, handler)
+        get_flags, set_flags, nonblocking = self._fcntl_codes
         for fd in self._blocking_fds:
-            flags = self._fcntl(fd, fcntl.F_GETFL)
-            if flags & os.O_NONBLOCK:
-                self._fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+            flags = self._fcntl(fd, get_flags)
+            if flags & nonblocking:
+                self._fcntl(fd, set_flags, flags & ~nonblocking)
+        self._logging.restore()
+
+
+@dataclass(frozen=True, slots=True)
+class _LoggingState:
+    """The ``logging`` configuration as the child found it: every logger's and handler's attributes
+    (with the contents of their handler and filter lists) and the registry of loggers.
+
+    gurobipy logs through ``logging`` (parameter changes included, which the verifier makes on its
+    own thread); a handler or filter the candidate added, or a logger it swapped in, would run its
+    code there."""
+
+    registry: dict[str, object]
+    registry_items: tuple[tuple[str, object], ...]
+    attributes: tuple[tuple[dict[str, object], tuple[tuple[str, object], ...]], ...]
+    lists: tuple[tuple[list[object], tuple[object, ...]], ...]
+
+    @classmethod
+    def capture(cls) -> _LoggingState:
+        manager = logging.Logger.manager
+        loggers = [logging.root, *(v for v in manager.loggerDict.values() if isinstance(v, logging.Logger))]
+        handlers = [h for logger in loggers for h in logger.handlers]
+        if logging.lastResort is not None:
+            handlers.append(logging.lastResort)
+        owners = [manager, *loggers, *handlers]
+        attributes = tuple((vars(owner), tuple(vars(owner).items())) for owner in owners)
+        lists = tuple(
+            (value, tuple(value)) for _, items in attributes for _, value in items if type(value) is list
+        )
+        return cls(
+            registry=manager.loggerDict,
+            registry_items=tuple(manager.loggerDict.items()),
+            attributes=attributes,
+            lists=lists,
+        )
+
+    def restore(self) -> None:
+        logging.Logger.manager.loggerDict = self.registry
+        self.registry.clear()
+        self.registry.update(self.registry_items)
+        for space, items in self.attributes:
+            space.clear()
+            space.update(items)
+        for values, contents in self.lists:
+            values[:] = contents
 
 
 _UNCATCHABLE = frozenset({signal.SIGKILL, signal.SIGSTOP})
@@ -294,6 +344,65 @@ def _abandon(reporter: Reporter, state: InterpreterState, detail: str) -> NoRetu
     state.flush_own_streams()
     reporter.violation(detail)
     os._exit(0)
+
+
+_PATCHED = "the candidate's code replaced a built-in or a name of the verifier's while it ran"
+
+
+@dataclass(frozen=True, slots=True)
+class CallWatch:
+    """What runs on the verifier's thread the moment each isolated call is back (``after``, and
+    ``abandon`` for a tampered hand-back), and ``arm`` to hand it the model and the namespaces'
+    stamps once the build has passed its check.
+
+    Both start with ``Guard.untouched``: until it has passed, a replaced built-in, module global or
+    class attribute would run the candidate's code on this thread, where the report writer is; if
+    it fails, a violation encoded in advance is written and the process ends, with nothing looked
+    up on the way. Then the interpreter state is put back, and the model checked against gurobipy's
+    shapes (a callback gets the model object itself and could plant an entry that gurobipy calls)."""
+
+    after: Callable[[], None]
+    abandon: Callable[[str], NoReturn]
+    arm: Callable[[object, tuple[int, ...]], None]
+
+    @classmethod
+    def build(cls, guard: Guard, state: InterpreterState, reporter: Reporter, report_fd: int) -> CallWatch:
+        untouched, model_problems, restore = guard.untouched, guard.model_problems, state.restore
+        flushes = tuple(stream.flush for stream in (sys.stdout, sys.stderr))
+        patched = encode_frame(Violation(detail=_PATCHED).model_dump_json().encode())
+        write, exit_, fd, base = os.write, os._exit, report_fd, BaseException
+        watch: list[object] = [None, None]
+
+        def leave_if_patched() -> None:
+            if untouched(watch[1]):  # type: ignore[arg-type]
+                return
+            for flush in flushes:
+                try:
+                    flush()
+                except base:  # noqa: BLE001, S110 - best effort; the violation is what matters
+                    pass
+            try:
+                write(fd, patched)
+            finally:
+                exit_(0)
+
+        def after() -> None:
+            leave_if_patched()
+            restore()
+            model = watch[0]
+            if model is not None:
+                problems = model_problems(model)
+                if problems:
+                    _abandon(reporter, state, "; ".join(problems))
+
+        def abandon(detail: str) -> NoReturn:
+            leave_if_patched()
+            _abandon(reporter, state, detail)
+
+        def arm(model: object, stamps: tuple[int, ...]) -> None:
+            watch[0], watch[1] = model, stamps
+
+        return cls(after=after, abandon=abandon, arm=arm)
 
 
 def _prepare_idle(channels: ChildChannels) -> None:
@@ -337,6 +446,7 @@ def _build_phase(setup: ChildSetup, closing: Closing) -> tuple[BuiltCandidate, t
         reporter.violation("; ".join(problems))
         _finish()
     stamps = closing.guard.stamps()
+    closing.watch.arm(built.model, stamps)
     reporter.send(Built(token=reporter.token))
     return built, stamps
 
@@ -351,7 +461,8 @@ def await_job(channels: ChildChannels, guard: Guard) -> NoReturn:
         _prepare_idle(channels)
         state = InterpreterState(blocking_fds=(channels.sample_fd,))
         reporter = Reporter(channels.report_fd, state.flush_own_streams)
-        isolation = Isolation(after=state.restore, abandon=partial(_abandon, reporter, state))
+        watch = CallWatch.build(guard, state, reporter, channels.report_fd)
+        isolation = Isolation(after=watch.after, abandon=watch.abandon)
         gc.disable()
         install_hook(reporter.violation, native_roots=channels.native_roots, writable_roots=(channels.scratch,))
         frame = read_frame(channels.header_fd, MAX_JOB_FRAME)
@@ -364,7 +475,7 @@ def await_job(channels: ChildChannels, guard: Guard) -> NoReturn:
     except BaseException:  # noqa: BLE001 - nothing of the candidate's has run yet: our fault
         traceback.print_exc()
         _finish(EXIT_CRASH)
-    _run(setup, Closing(reporter=reporter, guard=guard, state=state, isolation=isolation))
+    _run(setup, Closing(reporter=reporter, guard=guard, state=state, isolation=isolation, watch=watch))
 
 
 def _receive_sample(setup: ChildSetup, reporter: Reporter) -> Disclosure:

@@ -143,72 +143,88 @@ def _trampoline(
 
 class Isolation:
     """Runs calls on threads of their own (see the module docstring). ``after`` runs on the main
-    thread once each call is back, to put back what the candidate may have changed; ``abandon``
-    reports a tampered hand-back and ends the process."""
+    thread once each call is back, to check and put back what the candidate may have changed;
+    ``abandon`` reports a tampered hand-back and ends the process. Both are called before
+    anything else runs on the main thread, so they must be safe to call in that state (the
+    child's start with a check that no namespace was patched)."""
 
     def __init__(self, after: Callable[[], None], abandon: Callable[[str], NoReturn]) -> None:
-        self._after = after
-        self._abandon = abandon
-        self._start = _thread.start_new_thread
-        self._lock = _thread.allocate_lock
-        self._count = _thread._count
-        self._monotonic = time.monotonic
-        self._sleep = time.sleep
-        self._trampoline = _trampoline
+        self._run = _runner(after, abandon)
 
     def __call__(self, func: Callable[..., _T], /, *args: object) -> _T:
-        """``func(*args)``'s result, or its exception rebuilt by ``detach``.
+        """``func(*args)``'s result, or its exception rebuilt by ``detach``."""
+        return self._run(func, args)  # type: ignore[no-any-return]
 
-        The trampoline stores the outcome only once the candidate's code is over and no thread of
-        its own is left, so nothing of the candidate's can replace it afterwards. Everything it
-        needs after the call is bound before: with the memory limit cut, even a bound method
-        lookup can fail, and a lock left held would hang the job."""
-        started, done = self._lock(), self._lock()
-        started.acquire()
-        done.acquire()
-        slot: list[object] = [_EMPTY]
-        threads = self._count()
-        trampoline = self._trampoline(func, args, started.release, done.release, slot, threads)
-        try:
-            self._start(trampoline, ())
-        except RuntimeError:  # no room for a thread's stack: the candidate cut the memory limit
-            raise MemoryError("no thread could be started for the candidate's code") from None
-        del trampoline
-        self._await_start(started, threads)
-        done.acquire()
-        outcome = slot[0]
-        if outcome is _OUT_OF_MEMORY:
-            raise MemoryError("the outcome of the candidate's code could not be stored")
-        if outcome is _THREAD_LEFT:
-            self._abandon("the candidate's code left a thread running")
-        if outcome is _EMPTY or type(outcome) is not tuple:
-            self._abandon("the candidate's code tampered with the hand-back of its call")
-        if not self._alone(threads):
-            self._abandon("the thread that ran the candidate's code did not end")
-        self._after()
-        ok, value = outcome
-        if not ok:
-            assert isinstance(value, BaseException)
-            raise value
-        return value  # type: ignore[return-value]
 
-    def _await_start(self, started: _thread.LockType, threads: int) -> None:
-        """Wait until the trampoline runs. A new thread needs memory for its first frame before
-        any of our code runs in it; with the limit cut it dies there, holding nothing, and waiting
-        on ``done`` would hang the job (seen twice gone, so as not to mistake a slow start)."""
+def _runner(after: Callable[[], None], abandon: Callable[[str], NoReturn]) -> Callable[[Callable[..., object], tuple[object, ...]], object]:
+    """The isolated call as a closure over built-ins bound now.
+
+    Once the candidate's code has run, it may have replaced a built-in, a module global or a class
+    attribute of ours; code that looks any of them up would run the candidate's code on the main
+    thread. So until ``after`` (or ``abandon``) has checked for that, the caller's side uses only
+    what this closure holds: no global, no attribute of an object of ours, no built-in name.
+
+    The trampoline stores the outcome only once the candidate's code is over and no thread of its
+    own is left, so nothing of the candidate's can replace it afterwards. Each trampoline is kept
+    until the process ends, with everything its closure holds (the arguments, the slot): whatever
+    the candidate's code hung on them would otherwise be freed on the main thread, and reference
+    counting runs finalizers even with collection off.
+    """
+    start, allocate, count = _thread.start_new_thread, _thread.allocate_lock, _thread._count
+    monotonic, sleep, trampoline_for = time.monotonic, time.sleep, _trampoline
+    gone_seconds, empty, out_of_memory, thread_left = _THREADS_GONE_SECONDS, _EMPTY, _OUT_OF_MEMORY, _THREAD_LEFT
+    memory_error, runtime_error, length, tuple_type, type_of = MemoryError, RuntimeError, len, tuple, type
+    kept: list[Callable[[], None]] = []
+    keep = kept.append
+
+    def alone(threads: int) -> bool:
+        """No more than ``threads`` threads besides the main one (an ending thread gets a moment)."""
+        deadline = monotonic() + gone_seconds
+        while count() > threads:
+            if monotonic() > deadline:
+                return False
+            sleep(0.0002)
+        return True
+
+    def await_start(started: _thread.LockType, threads: int) -> None:
+        """Wait until the trampoline runs. A new thread needs memory for its first frame before any
+        of our code runs in it; with the limit cut it dies there, holding nothing, and waiting on
+        ``done`` would hang the job (seen twice gone, so as not to mistake a slow start)."""
         gone = 0
         while not started.acquire(timeout=0.5):
-            gone = gone + 1 if self._count() <= threads else 0
+            gone = gone + 1 if count() <= threads else 0
             if gone >= 2:
-                raise MemoryError("the thread for the candidate's code died before it ran")
+                raise memory_error("the thread for the candidate's code died before it ran")
 
-    def _alone(self, threads: int) -> bool:
-        """Whether no more than ``threads`` threads are left besides the main one (a thread that is
-        ending is given a moment: the trampoline's own too, which the integrity check would
-        otherwise count as left running by the candidate)."""
-        deadline = self._monotonic() + _THREADS_GONE_SECONDS
-        while self._count() > threads:
-            if self._monotonic() > deadline:
-                return False
-            self._sleep(0.0002)
-        return True
+    def run(func: Callable[..., object], args: tuple[object, ...]) -> object:
+        started, done = allocate(), allocate()
+        started.acquire()
+        done.acquire()
+        slot: list[object] = [empty]
+        threads = count()
+        trampoline = trampoline_for(func, args, started.release, done.release, slot, threads)
+        try:
+            start(trampoline, ())
+        except runtime_error:  # no room for a thread's stack: the candidate cut the memory limit
+            raise memory_error("no thread could be started for the candidate's code") from None
+        keep(trampoline)
+        await_start(started, threads)
+        done.acquire()
+        if length(slot) != 1:
+            abandon("the candidate's code tampered with the hand-back of its call")
+        outcome = slot[0]
+        if outcome is thread_left:
+            abandon("the candidate's code left a thread running")
+        if outcome is empty or (outcome is not out_of_memory and type_of(outcome) is not tuple_type):
+            abandon("the candidate's code tampered with the hand-back of its call")
+        if not alone(threads):
+            abandon("the thread that ran the candidate's code did not end")
+        after()
+        if outcome is out_of_memory:
+            raise memory_error("the outcome of the candidate's code could not be stored")
+        ok, value = outcome  # type: ignore[misc]
+        if not ok:
+            raise value
+        return value
+
+    return run

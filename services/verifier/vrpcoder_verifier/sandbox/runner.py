@@ -47,6 +47,7 @@ from pathlib import Path
 
 import gurobipy as gp
 from pydantic import ValidationError
+from vrpcoder.candidate import watch_optimize_for_good
 from vrpcoder.errors import ErrorKind
 from vrpcoder.samples import Sample
 from vrpcoder.verification import Verdict
@@ -135,11 +136,14 @@ def warm_up_libraries() -> None:
     """What most candidates import, loaded once here instead of in every child, and gurobipy's
     default environment (the licence check), created once instead of by every child's first
     ``Model()``. Gurobi starts no threads for an idle environment, so it survives ``fork``; a
-    licence that needs the network (WLS, token server) cannot work in the sandbox anyway."""
-    for name in ("numpy", "itertools", "collections", "math"):
+    licence that needs the network (WLS, token server) cannot work in the sandbox anyway. The
+    optimize spy goes in for good before the integrity snapshot, so that a build writes no
+    watched namespace (see ``tripwire.untouched_check``)."""
+    for name in ("numpy", "itertools", "collections", "math", "logging"):
         with contextlib.suppress(ImportError):
             __import__(name)
     gp.Model().dispose()
+    watch_optimize_for_good()
 
 
 def _nonblocking(fd: int) -> None:

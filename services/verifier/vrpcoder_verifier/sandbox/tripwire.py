@@ -46,7 +46,12 @@ WATCHED_PACKAGES: tuple[str, ...] = (
     "vrpcoder_verifier.sandbox.protocol",
     "vrpcoder_verifier.sandbox.outcomes",
     "vrpcoder_verifier.sandbox.tripwire",
+    "vrpcoder_verifier.sandbox.isolation",
     "pydantic.main",
+    "pydantic._internal._model_construction",
+    "abc",
+    "random",
+    "logging",
     "builtins",
     "os",
     "math",
@@ -66,9 +71,12 @@ WATCHED_PACKAGES: tuple[str, ...] = (
 )
 """Modules whose namespaces (and classes) the verifier's code in the child relies on once the
 candidate has run. Every entry checked costs the child a copy-on-write page, so this is the
-list of what is *used*, not of everything imported: of pydantic only ``BaseModel``'s module (the
-models the verifier builds are vrpcoder classes, watched with all their pydantic machinery), the
-standard modules the verifier calls into (a ``time.perf_counter`` replaced by a builtin that
+list of what is *used*, not of everything imported (a profile of ``verify_built`` over the variants
+lists the Python modules whose code runs on the verifier's thread): of pydantic ``BaseModel``'s
+module and its metaclass's (the models the verifier builds are vrpcoder classes, watched with all
+their pydantic machinery), ``abc`` (every ``isinstance`` against an abstract class), ``random``
+(the order of INJ's queries), ``logging`` (gurobipy logs through it), the standard modules the
+verifier calls into (a ``time.perf_counter`` replaced by a builtin that
 raises would make the verifier fail with no frame of the candidate's on the way: our fault, on
 the face of it); not ``threading`` (a fork legitimately replaces its locks in the child) and not
 ``sys`` (scripts legitimately swap ``sys.stdout``)."""
@@ -265,6 +273,8 @@ class _Namespace:
     version: ctypes.c_uint64 | None
     """Reads the namespace dict's version tag; unchanged means nothing in it was written."""
     stamp: int
+    real: dict[str, object]
+    """The dict itself (a class's is behind a read-only proxy), for checks that may not use ``vars``."""
 
 
 def _watched(name: str) -> bool:
@@ -294,6 +304,7 @@ def snapshot_namespaces(modules: Iterable[types.ModuleType], *, use_versions: bo
                 is_class=isinstance(owner, type),
                 version=version,
                 stamp=version.value if version is not None else 0,
+                real=real,
             )
         )
         pending.extend(
@@ -413,6 +424,8 @@ class Guard:
     modules_stamp: int
     threads: int
     tools: _Tools
+    untouched: Untouched
+    """See ``untouched_check``."""
 
     @classmethod
     def take(cls) -> Guard:
@@ -431,13 +444,15 @@ class Guard:
             shapes=_GurobiShapes.take(),
         )
         modules_version = _version_reader(sys.modules) if use_versions else None
+        namespaces = snapshot_namespaces(modules, use_versions=use_versions)
         return cls(
-            namespaces=snapshot_namespaces(modules, use_versions=use_versions),
+            namespaces=namespaces,
             modules=tuple((m.__name__, m) for m in modules),
             modules_version=modules_version,
             modules_stamp=modules_version.value if modules_version is not None else 0,
             threads=tools.thread_count(),
             tools=tools,
+            untouched=untouched_check(namespaces),
         )
 
     def problems(self, model: object | None) -> list[str]:
@@ -451,7 +466,7 @@ class Guard:
         tools = self.tools
         found: list[str] = []
         if model is not None:
-            found += self._model_problems(model)
+            found += self.model_problems(model)
         for space in self.namespaces:
             if space.version is not None and space.version.value == space.stamp:
                 continue
@@ -495,8 +510,9 @@ class Guard:
         ]
         return [f"written during the verification: {', '.join(written[:5])}"] if written else []
 
-    def _model_problems(self, model: object) -> list[str]:
-        """The returned model, its environments and its parameter proxy, each against its shape."""
+    def model_problems(self, model: object) -> list[str]:
+        """The returned model, its environments and its parameter proxy, each against its shape
+        (checked after every isolated call too: a callback reaches the model object itself)."""
         tools = self.tools
         shapes = tools.shapes
         if tools.type_of(model) is not shapes.model.cls:
@@ -546,6 +562,62 @@ class Guard:
         if shadows:
             found.append(f"attributes shadowed on the {label}: {', '.join(shadows)[:200]}")
         return found
+
+
+Untouched = Callable[[tuple[int, ...] | None], bool]
+
+
+def untouched_check(namespaces: tuple[_Namespace, ...]) -> Untouched:
+    """A check that no watched namespace (builtins included) was written, safe to run on the
+    verifier's thread the moment a call of the candidate's code returns, before anything else.
+
+    Until it has passed, nothing may run there that a patched namespace could redirect: the
+    verifier's own code looks up builtins, module globals and class attributes at every call, and
+    a candidate that replaced one of them (``builtins.len``, ``Reporter.send``) would run its code
+    on the verifier's thread, where the report writer is within reach. So the check is a closure
+    over plain tuples, bound built-in methods and the dict version tags' C getter: no global, no
+    attribute of a class of ours, no built-in name is looked up while it runs.
+
+    ``untouched(None)`` (after the build) compares each namespace written since the snapshot entry
+    by entry, as the integrity check does (a write put back is no finding; a class that gained a
+    name is); ``untouched(stamps)`` (after a call during the verification) allows no write at all
+    since the ``stamps`` of ``Guard.stamps``.
+    """
+    read = ctypes._SimpleCData.__dict__["value"].__get__
+    missing = _MISSING
+    entries = tuple(
+        (
+            space.version,
+            space.stamp,
+            tuple(zip(space.names, space.values, strict=True)),
+            space.real.get,
+            space.real.__len__ if space.is_class else None,
+            len(space.names),
+            len(space.names) + (len(LAZY_NAMES) if LAZY_NAMES & space.real.keys() else 0),
+        )
+        for space in namespaces
+    )
+
+    def untouched(stamps: tuple[int, ...] | None) -> bool:
+        index = -1
+        for version, stamp, items, lookup, size, fewest, most in entries:
+            index += 1
+            if version is not None:
+                now = read(version)
+                if stamps is not None:
+                    if now != stamps[index]:
+                        return False
+                    continue
+                if now == stamp:
+                    continue
+            for name, value in items:
+                if lookup(name, missing) is not value:
+                    return False
+            if size is not None and not fewest <= size() <= most:  # a class that gained a name
+                return False
+        return True
+
+    return untouched
 
 
 def own_tracer_code() -> types.CodeType:
