@@ -55,7 +55,12 @@ the candidate built, so candidate code and the verifier share one interpreter. W
   shape of fresh gurobipy objects (no instance entry named like a class attribute, gurobipy's own
   state of its own types), because gurobipy's methods reach their helpers through the instance.
   A booby-trapped ``id2idx`` and a shadowed ``_raise_if_async_running`` each forged a pass
-  before this.
+  before this. After every call of the candidate's code, before anything else runs on the
+  verifier's thread, ``Guard.untouched`` (a closure that looks nothing up) makes sure no built-in,
+  module global or class attribute of a watched module was replaced (a patched
+  ``random.shuffle`` once ran the candidate's code there); logging is put back; the model's shape
+  is checked again (a callback gets the model object); and every object the candidate's code
+  could reach is kept until the process ends, so that no finalizer of its runs there.
 * Signal handlers, timers, garbage-collector callbacks, the recursion limit, the sample pipe's
   flags, ``sys.stdout``/``stderr``/``stdin`` and the import hooks, as the candidate left them,
   are put back after each of its calls: nothing it armed runs on the verifier's thread (gurobipy
