@@ -159,6 +159,15 @@ CASES = [
     Case("shuffle_patch", ErrorKind.SANDBOX_VIOLATION, "random.Random.shuffle replaced"),
     Case("abc_instancecheck", ErrorKind.SANDBOX_VIOLATION, "abc.ABCMeta.__instancecheck__ replaced"),
     Case("non_utf8_objective_name", ErrorKind.NOT_A_MODEL, "non-UTF-8 objective name", harmless_possible=True),
+    # Red-team round 6: what the per-call check does not compare. No watched namespace is written
+    # by defining subclasses of ABCs with a metaclass of the script's own; the verifier makes no
+    # negative isinstance against them on its own thread (the honest failure stands).
+    Case("abc_subclass_hook", ErrorKind.SOLVER_STATUS, "subclasses with a hostile metaclass defined"),
+    # Closed: a name added to a watched module's globals that shadows a built-in its code uses, and
+    # a cached_property's own state, once ran the candidate's code on the verifier's thread (a
+    # forged pass with reward 1.0); the per-call check now compares both.
+    Case("module_global_shadow", ErrorKind.SANDBOX_VIOLATION, "all added to vrpcoder.verification's globals"),
+    Case("descriptor_state", ErrorKind.SANDBOX_VIOLATION, "RoutingVariable._by_arc's func replaced"),
 ]
 
 

@@ -261,3 +261,20 @@ def test_the_untouched_check_sees_a_replaced_builtin_and_a_patched_class(
     monkeypatch.undo()
     monkeypatch.setattr(Guard, "problems", lambda self, model: [], raising=True)
     assert not guard.untouched(None)
+
+
+def test_a_module_global_that_shadows_a_builtin_is_found(guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Module globals come before the built-ins: a new ``all`` in the verifier's module would run
+    for every ``all(...)`` its code makes."""
+    monkeypatch.setattr(vrpcoder.verification, "all", lambda values: True, raising=False)
+    assert not guard.untouched(None)
+    assert any("all added (shadowing a built-in)" in p for p in guard.problems(None))
+
+
+def test_the_state_of_a_cached_property_is_watched(guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:
+    import vrpcoder.injection
+
+    descriptor = vrpcoder.injection.RoutingVariable.__dict__["_by_arc"]
+    monkeypatch.setattr(descriptor, "func", lambda self: {})
+    assert not guard.untouched(None)
+    assert any("func replaced" in p for p in guard.problems(None))

@@ -57,8 +57,10 @@ the candidate built, so candidate code and the verifier share one interpreter. W
   A booby-trapped ``id2idx`` and a shadowed ``_raise_if_async_running`` each forged a pass
   before this. After every call of the candidate's code, before anything else runs on the
   verifier's thread, ``Guard.untouched`` (a closure that looks nothing up) makes sure no built-in,
-  module global or class attribute of a watched module was replaced (a patched
-  ``random.shuffle`` once ran the candidate's code there); logging is put back; the model's shape
+  module global or class attribute of a watched module was replaced, no global was added to a
+  watched module that would shadow a built-in its code uses, and no ``cached_property`` of a
+  watched class had its function swapped (each once ran the candidate's code there); logging is
+  put back; the model's shape
   is checked again (a callback gets the model object); and every object the candidate's code
   could reach is kept until the process ends, so that no finalizer of its runs there.
 * Signal handlers, timers, garbage-collector callbacks, the recursion limit, the sample pipe's
@@ -84,6 +86,12 @@ the candidate built, so candidate code and the verifier share one interpreter. W
   queries come in an order drawn afresh per verification, and the feasible probe is asked again
   under the violating probes' encoding (``verification._query_plan``): a callback that refuses
   whatever looks like a violating probe refuses that control too and loses the feasible probe.
+
+Known limits of that check: it compares namespaces (module and class dicts, and the stateful
+descriptors in them), not the contents of mutable objects they hold (a module-level dict or list,
+the caches of ``re`` or ``functools``), and it cannot see a subclass hook registered on an ABC
+through a metaclass of the candidate's; the verifier's thread makes no use of either that a
+candidate could turn into a call of its own code today (red-team round 6 tried the ABC route).
 
 What remains possible for a candidate that knows this code: a callback that accepts only the arcs
 of its own optimum (right whenever the feasible probe is that optimum). Its own thread's frames

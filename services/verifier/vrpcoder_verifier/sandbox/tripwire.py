@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import _thread
 import ctypes
+import functools
 import gc
 import operator
 import os
 import sys
 import types
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from importlib.machinery import EXTENSION_SUFFIXES
 
@@ -275,6 +276,12 @@ class _Namespace:
     stamp: int
     real: dict[str, object]
     """The dict itself (a class's is behind a read-only proxy), for checks that may not use ``vars``."""
+    label: str = "?"
+    """How findings name it (read at the snapshot: reading ``__qualname__`` off a module later
+    would call a ``__getattr__`` the candidate added to it)."""
+    absent: tuple[str, ...] = ()
+    """For a module: the global names its code looks up that it does not define (built-ins,
+    mostly). A module global of that name would shadow the built-in for all of its code."""
 
 
 def _watched(name: str) -> bool:
@@ -296,25 +303,71 @@ def snapshot_namespaces(modules: Iterable[types.ModuleType], *, use_versions: bo
             continue
         space = {name: value for name, value in real.items() if name not in LAZY_NAMES}
         version = _version_reader(real) if use_versions else None
+        is_module = isinstance(owner, types.ModuleType)
         found.append(
             _Namespace(
                 owner=owner,
                 names=tuple(space),
                 values=tuple(space.values()),
-                is_class=isinstance(owner, type),
+                is_class=not is_module,
                 version=version,
                 stamp=version.value if version is not None else 0,
                 real=real,
+                label=str(getattr(owner, "__qualname__", None) or getattr(owner, "__name__", None) or type(owner).__name__),
+                absent=_globals_looked_up(owner, real) if is_module else (),
             )
         )
-        pending.extend(
-            value
-            for value in space.values()
-            if isinstance(value, type)
-            and not value.__flags__ & _IMMUTABLE_TYPE
-            and _watched(getattr(value, "__module__", "") or "")
-        )
+        pending.extend(value for value in space.values() if _followed(value))
     return tuple(found)
+
+
+_STATEFUL_DESCRIPTORS: tuple[type, ...] = (functools.cached_property,)
+"""Descriptors whose behaviour lives in their own attributes (a ``cached_property``'s ``func``,
+which the verifier's thread calls): in a watched class, their namespaces are watched too."""
+
+
+def _followed(value: object) -> bool:
+    """A watched class, or a stateful descriptor held by one."""
+    if isinstance(value, type):
+        return not value.__flags__ & _IMMUTABLE_TYPE and _watched(getattr(value, "__module__", "") or "")
+    return type(value) in _STATEFUL_DESCRIPTORS
+
+
+def _code_objects(space: dict[str, object]) -> Iterator[types.CodeType]:
+    """The code of the functions, methods and properties defined in a namespace, nested code too."""
+    pending: list[object] = list(space.values())
+    seen: set[int] = set()
+    while pending:
+        value = pending.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, types.CodeType):
+            yield value
+            pending.extend(const for const in value.co_consts if isinstance(const, types.CodeType))
+        elif isinstance(value, types.FunctionType):
+            pending.append(value.__code__)
+        elif isinstance(value, staticmethod | classmethod):
+            pending.append(value.__func__)
+        elif isinstance(value, property):
+            pending.extend(f for f in (value.fget, value.fset, value.fdel) if f is not None)
+        elif isinstance(value, type) and not value.__flags__ & _IMMUTABLE_TYPE:
+            pending.extend(vars(value).values())
+
+
+def _globals_looked_up(module: types.ModuleType, space: dict[str, object]) -> tuple[str, ...]:
+    """Names the module's own code may look up as globals and that it does not define (attribute
+    names are among them too: harmless, none of them becomes a global of the module)."""
+    name = module.__name__
+    own = {
+        code
+        for code in _code_objects(space)
+        if code.co_filename == getattr(module, "__file__", None) or name == "builtins"
+    }
+    names = {n for code in own for n in code.co_names if n not in space and not n.startswith("__")}
+    if "__getattr__" not in space:
+        names.add("__getattr__")  # would answer every lookup of a name the module lacks
+    return tuple(sorted(names))
 
 
 def watched_modules() -> list[types.ModuleType]:
@@ -473,7 +526,7 @@ class Guard:
             namespace = tools.namespace_of(space.owner)
             get = namespace.get
             current = [get(name, _MISSING) for name in space.names]
-            label = getattr(space.owner, "__qualname__", None) or getattr(space.owner, "__name__", "?")
+            label = space.label
             if not all(map(tools.is_, current, space.values)):
                 changed = [n for n, now, then in zip(space.names, current, space.values, strict=True) if now is not then]
                 found.append(f"{label}.{', '.join(changed[:5])} replaced")
@@ -481,6 +534,9 @@ class Guard:
                 added = tools.sort(set(namespace) - set(space.names) - LAZY_NAMES)
                 if added:
                     found.append(f"{label}.{', '.join(added[:5])} added")
+            shadowing = [name for name in space.absent if name in namespace]
+            if shadowing:
+                found.append(f"{label}.{', '.join(shadowing[:5])} added (shadowing a built-in)")
         if self.modules_version is None or self.modules_version.value != self.modules_stamp:
             for name, module in self.modules:
                 if tools.modules.get(name) is not module:
@@ -504,7 +560,7 @@ class Guard:
         for the length of the verification and restoring it before the final check.
         """
         written = [
-            getattr(space.owner, "__qualname__", None) or getattr(space.owner, "__name__", "?")
+            space.label
             for space, stamp in zip(self.namespaces, stamps, strict=True)
             if space.version is not None and space.version.value != stamp
         ]
@@ -594,13 +650,14 @@ def untouched_check(namespaces: tuple[_Namespace, ...]) -> Untouched:
             space.real.__len__ if space.is_class else None,
             len(space.names),
             len(space.names) + (len(LAZY_NAMES) if LAZY_NAMES & space.real.keys() else 0),
+            space.absent,
         )
         for space in namespaces
     )
 
     def untouched(stamps: tuple[int, ...] | None) -> bool:
         index = -1
-        for version, stamp, items, lookup, size, fewest, most in entries:
+        for version, stamp, items, lookup, size, fewest, most, absent in entries:
             index += 1
             if version is not None:
                 now = read(version)
@@ -615,6 +672,9 @@ def untouched_check(namespaces: tuple[_Namespace, ...]) -> Untouched:
                     return False
             if size is not None and not fewest <= size() <= most:  # a class that gained a name
                 return False
+            for name in absent:  # a module global that shadows a built-in
+                if lookup(name, missing) is not missing:
+                    return False
         return True
 
     return untouched
