@@ -139,3 +139,22 @@ def test_a_lock_released_early_is_abandoned(isolation: Isolation) -> None:
 
     with pytest.raises(Abandoned, match="tampered"):
         isolation(release_and_linger)
+
+
+def test_what_comes_back_is_exact_text(isolation: Isolation) -> None:
+    """A class may be named by a ``str`` subclass whose ``__format__`` is the candidate's: the name
+    handed back must be a plain ``str``, or formatting it on the main thread runs that code."""
+
+    class Name(str):
+        def __format__(self, spec: str) -> str:
+            raise AssertionError("the candidate's code ran")
+
+    boom = type(Name("Boom"), (BaseException,), {})
+
+    def fail() -> None:
+        raise boom()
+
+    with pytest.raises(Escaped) as caught:
+        isolation(fail)
+    assert type(caught.value.type_name) is str
+    assert f"{caught.value.type_name}" == "Boom"

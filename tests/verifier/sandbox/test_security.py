@@ -168,6 +168,16 @@ CASES = [
     # forged pass with reward 1.0); the per-call check now compares both.
     Case("module_global_shadow", ErrorKind.SANDBOX_VIOLATION, "all added to vrpcoder.verification's globals"),
     Case("descriptor_state", ErrorKind.SANDBOX_VIOLATION, "RoutingVariable._by_arc's func replaced"),
+    # Red-team round 7: an exception class named by a str subclass. type.__name__ accepts any str
+    # instance; Escaped carries type(exc).__name__ as it is, and the child formats it on its own
+    # thread after the per-call check (_build_phase's "build_model() raised {...}"): the
+    # subclass's __format__ ran there, rebuilt the gold model and sent its honest verdict (reward 1.0).
+    # Closed: an exception class named by a str subclass of the candidate's; its name was formatted
+    # on the verifier's thread (a forged pass). What comes back from a call is now exact str.
+    Case("escaped_name_format", ErrorKind.BUILD_ERROR, "raising a BaseException whose class name is a str subclass"),
+    # The same name from a KeyboardInterrupt raised by the callback under INJ does not reach the
+    # child's formatting (the queries end in errors; the honest failure stands).
+    Case("escaped_name_callback", ErrorKind.SOLVER_STATUS, "callback armed with a KeyboardInterrupt"),
 ]
 
 

@@ -35,7 +35,7 @@ from typing import NoReturn, TypeVar
 
 import gurobipy as gp
 from vrpcoder.candidate import CANDIDATE_FILE
-from vrpcoder.errors import VerificationFailure
+from vrpcoder.errors import ErrorKind, VerificationFailure
 
 _T = TypeVar("_T")
 _THREADS_GONE_SECONDS = 2.0
@@ -67,7 +67,7 @@ def describe(exc: BaseException) -> str:
     try:
         return "".join(traceback.format_exception(exc, limit=-3))[-2000:]
     except Exception:  # noqa: BLE001 - the candidate's __str__ may raise
-        return type(exc).__name__
+        return _plain_text(type(exc).__name__)
 
 
 def detach(exc: BaseException) -> BaseException:
@@ -76,12 +76,19 @@ def detach(exc: BaseException) -> BaseException:
     The verifier's own failures keep their types (exact types only: a subclass is someone
     else's); a MemoryError stays a MemoryError, so that it is judged as one."""
     if type(exc) is VerificationFailure:
-        return VerificationFailure(exc.error.kind, exc.error.detail)
+        return VerificationFailure(ErrorKind(str.__str__(exc.error.kind.value)), _plain_text(exc.error.detail))
     if type(exc) is gp.GurobiError:
-        return gp.GurobiError(exc.errno, str(exc))
+        return gp.GurobiError(int.__int__(exc.errno), _plain_text(str(exc)))
     if isinstance(exc, MemoryError):
         return MemoryError()
     return escaped(exc)
+
+
+def _plain_text(value: object) -> str:
+    """An exact ``str``: a subclass handed to the main thread would run its own ``__format__``
+    or ``__eq__`` there the first time the verifier formats or compares it (a class can even be
+    given a name that is a ``str`` subclass of the candidate's)."""
+    return str.__str__(value) if isinstance(value, str) else "?"
 
 
 def escaped(exc: BaseException) -> Escaped:
@@ -89,7 +96,7 @@ def escaped(exc: BaseException) -> Escaped:
     if isinstance(exc, Escaped):
         return exc
     return Escaped(
-        type(exc).__name__,
+        _plain_text(type(exc).__name__),
         by_candidate=raised_by_candidate(exc),
         base=not isinstance(exc, Exception),
         trace=describe(exc),
