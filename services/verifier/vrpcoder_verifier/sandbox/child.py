@@ -293,8 +293,9 @@ class InterpreterState:
 
 @dataclass(frozen=True, slots=True)
 class _LoggingState:
-    """The ``logging`` configuration as the child found it: every logger's and handler's attributes
-    (with the contents of their handler and filter lists) and the registry of loggers.
+    """The ``logging`` configuration as the child found it, as far as a record of gurobipy's meets
+    it: the attributes of gurobipy's loggers, the root logger and their handlers (with the contents
+    of their handler and filter lists), and the registry of loggers.
 
     gurobipy logs through ``logging`` (parameter changes included, which the verifier makes on its
     own thread); a handler or filter the candidate added, or a logger it swapped in, would run its
@@ -308,7 +309,12 @@ class _LoggingState:
     @classmethod
     def capture(cls) -> _LoggingState:
         manager = logging.Logger.manager
-        loggers = [logging.root, *(v for v in manager.loggerDict.values() if isinstance(v, logging.Logger))]
+        gurobi = [
+            v
+            for name, v in manager.loggerDict.items()
+            if isinstance(v, logging.Logger) and (name == "gurobipy" or name.startswith("gurobipy."))
+        ]
+        loggers = [logging.root, *gurobi]  # the loggers a record of gurobipy's passes through
         handlers = [h for logger in loggers for h in logger.handlers]
         if logging.lastResort is not None:
             handlers.append(logging.lastResort)
