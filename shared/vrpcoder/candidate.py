@@ -15,6 +15,7 @@ sandbox, so wall-clock, memory and output limits are that service's business, no
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import threading
 import time
@@ -464,17 +465,26 @@ def build_candidate(code: str, time_limit: float | None = None, threads: int | N
     merged = dict(namespace)
     merged.update(local_vars)
     node_table = read_node_table(merged)
-    python_x = read_python_variable(result, merged.get("x"))
+    _require_alive(result)
+    outcome, names = _read_outcome(result)
+    pattern = routing_name_pattern("x")
+    named = any(pattern.match(name) for name in names)
+    python_x = () if named else read_python_variable(result, merged.get("x"))  # only read when names fail
     _require_alive(result)
     return BuiltCandidate(
         model=result,
         callback=callback,
         namespace=merged,
         build_seconds=time.perf_counter() - started,
-        outcome=_read_outcome(result),
+        outcome=outcome,
         node_table=node_table,
         python_x=python_x,
     )
+
+
+def routing_name_pattern(name: str) -> re.Pattern[str]:
+    """How a variable of the routing variable ``name`` is named in the model: ``name[<index>]``."""
+    return re.compile(rf"^{re.escape(name)}\[(.*)\]$")
 
 
 def _read_objective_names(model: gp.Model) -> None:
@@ -491,19 +501,22 @@ def _read_objective_names(model: gp.Model) -> None:
         model.Params.ObjNumber = saved
 
 
-def _read_outcome(model: gp.Model) -> Outcome:
-    """The model's outcome, and a check that gurobipy can read its names (the verifier reads them
-    to find ``x`` and its own rows): a model it cannot read is the script's fault, said now."""
+def _read_outcome(model: gp.Model) -> tuple[Outcome, list[str]]:
+    """The model's outcome and its variable names, and a check that gurobipy can read its other
+    names (the verifier reads them to find ``x`` and its own rows): a model it cannot read is the
+    script's fault, said now. The outcome is read before the update that the names need."""
     try:
         outcome = model_outcome(model)
-        model.getAttr("VarName", model.getVars())
+        model.update()
+        variables = model.getVars()
+        names: list[str] = model.getAttr("VarName", variables) if variables else []
         model.getAttr("ConstrName", model.getConstrs())
         _read_objective_names(model)
     except (gp.GurobiError, AttributeError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
         raise VerificationFailure(
             ErrorKind.NOT_A_MODEL, f"build_model() returned a model that cannot be read ({type(exc).__name__}: {exc})"
         ) from None
-    return outcome
+    return outcome, names
 
 
 def _require_alive(model: gp.Model) -> None:

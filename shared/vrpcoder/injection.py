@@ -37,6 +37,7 @@ from vrpcoder.candidate import (
     NodeTable,
     apply_caps,
     label,
+    routing_name_pattern,
     status_name,
 )
 from vrpcoder.errors import ErrorKind, VerificationError, VerificationFailure
@@ -131,7 +132,7 @@ def find_routing_variable(model: gp.Model, num_nodes: int, *, name: str = "x") -
     model.update()
     all_vars = model.getVars()
     names: list[str] = model.getAttr("VarName", all_vars) if all_vars else []
-    pattern = re.compile(rf"^{re.escape(name)}\[(.*)\]$")
+    pattern = routing_name_pattern(name)
     raw: list[tuple[tuple[str, ...], gp.Var]] = []
     for var_name, var in zip(names, all_vars, strict=True):
         match = pattern.match(var_name)
