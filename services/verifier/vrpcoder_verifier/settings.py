@@ -82,6 +82,14 @@ class Settings(BaseSettings):
     """Give the next job a head start in the other sandbox: "auto" while the host leaves a core
     idle, "always", or "never" (see ``SandboxPolicy.head_start``)."""
 
+    log_level: str = "INFO"
+    """Level of the API's and workers' log lines (DEBUG, INFO, WARNING, ERROR), see ``logs.py``."""
+    log_json: bool = False
+    """Write log lines as one JSON object each (for a log collector) instead of ``key=value`` text."""
+    public_worker_details: bool = False
+    """Show worker names and versions on /readyz and /metrics without a bearer token. Off by default:
+    they tell a stranger which build runs where; with a valid token they are always shown."""
+
     redis_timeout_seconds: float = Field(default=2.0, gt=0.0)
     check_licence: bool = True
     """Probe the Gurobi licence size limit once at start-up (a 2001-variable model, in a subprocess)."""
