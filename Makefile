@@ -3,12 +3,12 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
-PACKAGES := -e ./shared[test] -e ./services/verifier[test] -e ./services/synth -e ./services/trainer -e ./services/eval
+PACKAGES := -e ./client -e ./shared[test] -e ./services/verifier[test] -e ./services/synth -e ./services/trainer -e ./services/eval
 PYTEST_ARGS ?=
 
 .PHONY: install run test test-all bench clean
 
-$(STAMP): shared/pyproject.toml services/*/pyproject.toml
+$(STAMP): client/pyproject.toml shared/pyproject.toml services/*/pyproject.toml
 	@# Real parts the tests and the local stack need: Redis and bubblewrap (namespaces sandbox).
 	@command -v redis-server >/dev/null && command -v bwrap >/dev/null || \
 		( (apt-get update -qq && apt-get install -y -qq redis-server bubblewrap) >/dev/null 2>&1 || \

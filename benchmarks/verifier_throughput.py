@@ -41,7 +41,7 @@ from rich.table import Table
 from vrpcoder.samples import Sample, build_grid_point, build_samples
 from vrpcoder.sampling import sample_instance
 from vrpcoder.verification import VerifyConfig, verify
-from vrpcoder_verifier.client import AsyncVerifierClient, VerifierClient
+from vrpcoder_client.client import AsyncVerifierClient, VerifierClient
 from vrpcoder_verifier.sandbox.prefault import PageSpans, populate, probed_spans
 from vrpcoder_verifier.schemas import VerifyOptions
 from vrpcoder_verifier.stack import LocalStack, local_redis, purge, stack_settings

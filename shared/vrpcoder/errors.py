@@ -10,40 +10,9 @@ size-limited Gurobi licence) scores nothing at all.
 
 from __future__ import annotations
 
-from enum import StrEnum
+from vrpcoder_client.verdicts import ErrorKind, VerificationError
 
-from pydantic import BaseModel, ConfigDict
-
-
-class ErrorKind(StrEnum):
-    SYNTAX_ERROR = "syntax_error"
-    MISSING_BUILD_MODEL = "missing_build_model"
-    BUILD_ERROR = "build_error"
-    NOT_A_MODEL = "not_a_model"
-    TIMEOUT = "timeout"
-    MEMORY_LIMIT = "memory_limit"
-    OUTPUT_LIMIT = "output_limit"
-    SIZE_LIMITED_LICENCE = "size_limited_licence"
-    NO_ROUTING_VARIABLE = "no_routing_variable"
-    INDEX_MISMATCH = "index_mismatch"
-    SOLVER_STATUS = "solver_status"
-    SANDBOX_VIOLATION = "sandbox_violation"
-    INFRASTRUCTURE = "infrastructure"
-
-    @property
-    def is_candidate_fault(self) -> bool:
-        """False for faults that say nothing about the candidate: ours, and our licence's size
-        limit (a correct but larger formulation must not be scored zero for it)."""
-        return self not in {ErrorKind.INFRASTRUCTURE, ErrorKind.SIZE_LIMITED_LICENCE}
-
-
-class VerificationError(BaseModel):
-    """Why a verification step produced no clean verdict."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: ErrorKind
-    detail: str
+__all__ = ["ErrorKind", "VerificationError", "VerificationFailure"]
 
 
 class VerificationFailure(Exception):

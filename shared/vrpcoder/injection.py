@@ -21,7 +21,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from functools import cached_property
 from itertools import pairwise
 from typing import Any, Protocol, TypeVar
@@ -29,6 +28,7 @@ from typing import Any, Protocol, TypeVar
 import gurobipy as gp
 from gurobipy import GRB
 from pydantic import BaseModel, ConfigDict
+from vrpcoder_client.verdicts import InjVerdict
 
 from vrpcoder.candidate import (
     SIZE_LIMIT_ERRNO,
@@ -637,15 +637,6 @@ def _bind_vehicles(
 
 
 # ---- the operator ---------------------------------------------------------------------------
-
-
-class InjVerdict(StrEnum):
-    FEASIBLE = "feasible"
-    INFEASIBLE = "infeasible"
-    ERROR = "error"
-    UNJUDGEABLE = "unjudgeable"
-    """Not asked: the model's ``x`` has no vehicle index and a relabelling of the probe's routes
-    is feasible, so no correct model could answer with the label (see ``relabelling``)."""
 
 
 class InjResult(BaseModel):

@@ -12,14 +12,11 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
+from vrpcoder_client.verdicts import Label
+
 from vrpcoder.families import Family
 from vrpcoder.solutions import Solution
 from vrpcoder.variants import Attacker, Variant
-
-
-class Label(StrEnum):
-    FEASIBLE = "feasible"
-    INFEASIBLE = "infeasible"
 
 
 class Encoding(StrEnum):

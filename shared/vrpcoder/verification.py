@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
+from vrpcoder_client.verdicts import ProbeResult, RewardWeights, Verdict, all_passed, passed_fraction
 
 from vrpcoder.candidate import BuiltCandidate, build_candidate
 from vrpcoder.errors import ErrorKind, VerificationError, VerificationFailure
@@ -33,16 +34,6 @@ from vrpcoder.relabelling import judgeable_by_arcs
 from vrpcoder.samples import Sample
 
 
-class RewardWeights(BaseModel):
-    """r = build * w_build + diff * w_diff + inj_fraction * w_inj (paper: 0.2 / 0.5 / 0.3)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    build: float = 0.2
-    diff: float = 0.5
-    inj: float = 0.3
-
-
 class VerifyConfig(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -52,64 +43,6 @@ class VerifyConfig(BaseModel):
     time_limit: float = Field(default=60.0, gt=0.0)
     """Cap on the candidate's own solve and on each probe query, in seconds."""
     threads: int = Field(default=1, ge=1)
-
-
-class ProbeResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    family: Family | None
-    label: Label
-    verdict: InjVerdict
-    passed: bool
-    seconds: float
-    error: VerificationError | None = None
-    control: InjVerdict | None = None
-    """The feasible probe only: its answer when asked again under the violating probes' encoding,
-    at a random point among them (``passed`` needs both answers right; see ``_query_plan``)."""
-
-    @property
-    def judged(self) -> bool:
-        """False for a probe the candidate's model could not be asked about (``UNJUDGEABLE``): it
-        counts neither for nor against the candidate."""
-        return self.verdict is not InjVerdict.UNJUDGEABLE
-
-
-class Verdict(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    sample_id: str
-    build: bool
-    status: str | None
-    objective: float | None
-    reference_objective: float
-    diff: bool
-    probes: tuple[ProbeResult, ...]
-    passed: bool
-    reward: float | None
-    """None only for infrastructure faults (TRL's "no reward"), never a silent zero."""
-    error: VerificationError | None
-    routing_variable: str | None = None
-    """How ``x`` was matched when not by its Gurobi names ``x[...]``, and which probes it could not
-    be asked about (spec: say so in the verdict)."""
-    build_seconds: float = 0.0
-    probe_seconds: float = 0.0
-
-    @property
-    def inj_fraction(self) -> float:
-        return passed_fraction(self.probes)
-
-
-def passed_fraction(probes: Sequence[ProbeResult]) -> float:
-    """Share of the judged probes whose INJ verdict equals their label (0 when none was judged)."""
-    judged = [p for p in probes if p.judged]
-    return sum(p.passed for p in judged) / len(judged) if judged else 0.0
-
-
-def all_passed(diff: bool, probes: Sequence[ProbeResult]) -> bool:
-    """DIFF holds, some probe was judged, and every judged probe passed."""
-    judged = [p for p in probes if p.judged]
-    return diff and bool(judged) and all(p.passed for p in judged)
 
 
 _UNJUDGEABLE_NOTE = (

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from vrpcoder.samples import Sample
-from vrpcoder_verifier.client import VerifierClient
+from vrpcoder_client.client import VerifierClient
 from vrpcoder_verifier.settings import Settings
 from vrpcoder_verifier.stack import LocalStack, RedisServer, purge, redis_answers, stack_settings
 

@@ -16,7 +16,7 @@ import redis
 from vrpcoder.errors import ErrorKind
 from vrpcoder.samples import Sample
 from vrpcoder.verification import VerifyConfig, verify
-from vrpcoder_verifier.client import VerifierClient, VerifierHTTPError
+from vrpcoder_client.client import VerifierClient, VerifierHTTPError
 from vrpcoder_verifier.schemas import JobState, VerifyOptions, VerifyResult, sample_digest
 from vrpcoder_verifier.stack import LocalStack
 

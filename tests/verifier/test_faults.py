@@ -18,7 +18,7 @@ import pytest
 import redis
 from vrpcoder.samples import Sample
 from vrpcoder.verification import VerifyConfig, verify
-from vrpcoder_verifier.client import AsyncVerifierClient, VerifierClient
+from vrpcoder_client.client import AsyncVerifierClient, VerifierClient
 from vrpcoder_verifier.schemas import JobState, VerifyOptions, VerifyResult
 from vrpcoder_verifier.stack import LocalStack, RedisServer, stack_settings
 

@@ -1,5 +1,5 @@
 """Pure parts of the service, no Redis or processes: settings, cache keys, wire models, the client's
-retry rules (against httpx's in-memory transport) and the TRL reward function."""
+retry rules (against httpx's in-memory transport)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,8 @@ from vrpcoder.errors import ErrorKind, VerificationError
 from vrpcoder.samples import Sample
 from vrpcoder.verification import RewardWeights, Verdict, VerifyConfig
 from vrpcoder_verifier.cache import CachedVerdict, cache_key, cacheable
-from vrpcoder_verifier.client import RetryPolicy, VerifierClient, VerifierHTTPError, VerifierUnavailable
+from vrpcoder_client.client import RetryPolicy, VerifierClient, VerifierHTTPError, VerifierUnavailable
 from vrpcoder_verifier.queue import ItemSpec, chunk_size, chunked, infrastructure_verdict
-from vrpcoder_verifier.reward import extract_code, make_verifier_reward
 from vrpcoder_verifier.schemas import (
     BatchRequest,
     BatchResponse,
@@ -254,53 +253,3 @@ def test_client_registers_a_sample_again_when_the_service_lost_it(cvrp: Sample) 
         (result,) = client.verify_batch(["code"], cvrp)
     assert result.reward == 0.5
     assert registrations == 3
-
-
-@pytest.mark.parametrize(
-    ("completion", "expected"),
-    [
-        ("Here:\n```python\ndef build_model():\n    pass\n```\nDone.", "def build_model():\n    pass\n"),
-        ("```python\nfirst = 1\n```\nfixed:\n```python\nsecond = 2\n```", "second = 2\n"),
-        ("```\nplain = 1\n```", "plain = 1\n"),
-        ("```bash\nls\n```\n```py\nx = 1\n```", "x = 1\n"),
-        ("```bash\nls\n```", None),
-        ("no code at all", None),
-        ([{"role": "assistant", "content": "```python\nchat = 1\n```"}], "chat = 1\n"),
-    ],
-    ids=["python", "last-block", "plain-fence", "skips-other-languages", "only-bash", "none", "chat-messages"],
-)
-def test_extract_code(completion: object, expected: str | None) -> None:
-    assert extract_code(completion) == expected  # type: ignore[arg-type]
-
-
-def test_reward_is_none_when_the_service_fails_and_zero_without_code() -> None:
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(503, json={"detail": "down"})
-
-    reward = make_verifier_reward(_client(handler))
-    completions = ["```python\nx = 1\n```", "I cannot write this.", "```python\ny = 2\n```"]
-    assert reward(["p"] * 3, completions, sample_id=["a" * 64] * 3) == [None, 0.0, None]
-
-
-def test_reward_sends_one_batch_in_completion_order(cvrp: Sample) -> None:
-    seen: list[list[str]] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        import json
-
-        items = json.loads(request.content)["items"]
-        seen.append([item["candidate"] for item in items])
-        rewards = {"good\n": 1.0, "half\n": 0.5}
-        return httpx.Response(200, json=_batch_of([_verdict(cvrp, rewards[i["candidate"]]) for i in items]))
-
-    reward = make_verifier_reward(_client(handler))
-    completions = ["```python\nhalf\n```", "nothing", "```python\ngood\n```"]
-    assert reward(["p"] * 3, completions, sample_id="a" * 64) == [0.5, 0.0, 1.0]
-    assert seen == [["half\n", "good\n"]]
-    assert reward.__name__ == "verifier_reward"
-
-
-def test_reward_needs_a_sample_column() -> None:
-    reward = make_verifier_reward(_client(lambda r: httpx.Response(500)))
-    with pytest.raises(ValueError, match="sample_id"):
-        reward(["p"], ["```python\nx\n```"])

@@ -28,7 +28,7 @@ from vrpcoder.samples import Sample, build_grid_point
 from vrpcoder.sampling import applicable_profiles
 from vrpcoder.variants import VARIANTS
 
-from vrpcoder_verifier.client import VerifierClient, VerifierError
+from vrpcoder_client.client import VerifierClient, VerifierError
 from vrpcoder_verifier.health import sandbox_report
 from vrpcoder_verifier.schemas import VerifyOptions, VerifyResult
 from vrpcoder_verifier.stack import LocalStack, StackError, local_redis, purge, stack_settings

@@ -43,6 +43,7 @@ from vrpcoder import candidate as candidate_module
 WATCHED_PACKAGES: tuple[str, ...] = (
     "gurobipy",
     "vrpcoder",
+    "vrpcoder_client.verdicts",
     "vrpcoder_verifier.sandbox.child",
     "vrpcoder_verifier.sandbox.protocol",
     "vrpcoder_verifier.sandbox.outcomes",

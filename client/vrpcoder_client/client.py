@@ -1,7 +1,9 @@
 """Typed Python client of the verifier API (httpx), synchronous and asynchronous.
 
 Samples are registered once per client and then referred to by their content hash, so a GRPO
-group sends its sample once, not once per completion; if the service lost it (Redis restarted) the
+group sends its sample once, not once per completion (a sample is any pydantic model of
+``vrpcoder.samples.Sample``, its JSON object, or the id it was registered under: this package needs
+neither gurobipy nor the domain library); if the service lost it (Redis restarted) the
 client registers it again and repeats the request. Transient faults (connection errors, 429, 502,
 503, 504) are retried with exponential backoff and jitter; anything else is the caller's business
 and raises ``VerifierHTTPError`` with the service's own message.
@@ -10,30 +12,30 @@ and raises ``VerifierHTTPError`` with the service's own message.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self, TypeAlias, TypeVar
 
 import httpx
 from pydantic import BaseModel
-from vrpcoder.samples import Sample
 
-from vrpcoder_verifier.schemas import (
+from vrpcoder_client.schemas import (
     BatchResponse,
     ReadyReport,
     SampleRegistered,
     VerifyOptions,
     VerifyResult,
-    sample_digest,
+    json_digest,
 )
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-SampleRef: TypeAlias = Sample | str
-"""A sample inline, or the id it was registered under."""
+SampleRef: TypeAlias = BaseModel | Mapping[str, Any] | str
+"""A sample (its pydantic model or JSON object), or the id it was registered under."""
 
 URL_ENV = "VRPCODER_VERIFIER_URL"
 TOKEN_ENV = "VRPCODER_VERIFIER_TOKEN"
@@ -89,7 +91,7 @@ def _check(response: httpx.Response) -> None:
 
 
 def _per_candidate(samples: SampleRef | Sequence[SampleRef], count: int) -> list[SampleRef]:
-    if isinstance(samples, (Sample, str)):
+    if isinstance(samples, (BaseModel, Mapping, str)):
         return [samples] * count
     refs = list(samples)
     if len(refs) != count:
@@ -120,6 +122,21 @@ def _single_payload(candidate: str, sample_id: str, options: VerifyOptions | Non
     return payload
 
 
+def _sample_payload(sample: BaseModel | Mapping[str, Any]) -> Any:
+    return sample.model_dump(mode="json") if isinstance(sample, BaseModel) else dict(sample)
+
+
+def _local_key(sample: BaseModel | Mapping[str, Any]) -> str:
+    """What the client remembers a registered sample by.
+
+    For a model it is the service's own id (the digest of its canonical JSON); a plain JSON object's
+    canonical text is the server's to produce, so it is remembered by its sorted JSON instead.
+    """
+    if isinstance(sample, BaseModel):
+        return json_digest(sample.model_dump_json())
+    return "json:" + json.dumps(sample, sort_keys=True, separators=(",", ":"))
+
+
 def _unknown_sample(exc: VerifierHTTPError) -> bool:
     return exc.status == 404 and "not registered" in str(exc.detail)
 
@@ -136,7 +153,8 @@ class _Common:
         self.retry = retry
         self.poll = poll
         self._headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self._registered: set[str] = set()
+        self._registered: dict[str, str] = {}
+        """Local key of each sample this client registered -> the id the service gave it."""
 
     @classmethod
     def _env(cls) -> tuple[str, str | None]:
@@ -212,9 +230,10 @@ class VerifierClient(_Common):
             _check(response)
         return ReadyReport.model_validate_json(response.content)
 
-    def register_sample(self, sample: Sample) -> str:
-        registered = self._model(SampleRegistered, "POST", "/v1/samples", sample.model_dump(mode="json"))
-        self._registered.add(registered.sample_id)
+    def register_sample(self, sample: BaseModel | Mapping[str, Any]) -> str:
+        """Register ``sample`` (POST /v1/samples) and return its id."""
+        registered = self._model(SampleRegistered, "POST", "/v1/samples", _sample_payload(sample))
+        self._registered[_local_key(sample)] = registered.sample_id
         return registered.sample_id
 
     def _ids(self, refs: Sequence[SampleRef], *, force: bool = False) -> list[str]:
@@ -223,10 +242,8 @@ class VerifierClient(_Common):
             if isinstance(ref, str):
                 ids.append(ref)
                 continue
-            digest = sample_digest(ref)
-            if force or digest not in self._registered:
-                digest = self.register_sample(ref)
-            ids.append(digest)
+            known = None if force else self._registered.get(_local_key(ref))
+            ids.append(known or self.register_sample(ref))
         return ids
 
     def job(self, job_id: str) -> VerifyResult:
@@ -362,9 +379,10 @@ class AsyncVerifierClient(_Common):
             _check(response)
         return ReadyReport.model_validate_json(response.content)
 
-    async def register_sample(self, sample: Sample) -> str:
-        registered = await self._model(SampleRegistered, "POST", "/v1/samples", sample.model_dump(mode="json"))
-        self._registered.add(registered.sample_id)
+    async def register_sample(self, sample: BaseModel | Mapping[str, Any]) -> str:
+        """Register ``sample`` (POST /v1/samples) and return its id."""
+        registered = await self._model(SampleRegistered, "POST", "/v1/samples", _sample_payload(sample))
+        self._registered[_local_key(sample)] = registered.sample_id
         return registered.sample_id
 
     async def _ids(self, refs: Sequence[SampleRef], *, force: bool = False) -> list[str]:
@@ -373,10 +391,8 @@ class AsyncVerifierClient(_Common):
             if isinstance(ref, str):
                 ids.append(ref)
                 continue
-            digest = sample_digest(ref)
-            if force or digest not in self._registered:
-                digest = await self.register_sample(ref)
-            ids.append(digest)
+            known = None if force else self._registered.get(_local_key(ref))
+            ids.append(known or await self.register_sample(ref))
         return ids
 
     async def job(self, job_id: str) -> VerifyResult:

@@ -1,0 +1,297 @@
+"""A TRL reward function that scores completions with the verifier service.
+
+Use it the way TRL takes any reward function: a plain callable passed to ``GRPOTrainer``.
+The dataset must have a ``sample_id`` column (ids from ``POST /v1/samples``) or a ``samples``
+column (the sample itself, as a pydantic model, JSON object or JSON string); TRL passes every extra
+dataset column as a keyword argument holding one value per completion::
+
+    from trl import GRPOTrainer
+    from vrpcoder_client.reward import make_verifier_reward
+    from vrpcoder_client.client import VerifierClient
+
+    reward = make_verifier_reward(VerifierClient(url, token))   # checks service and token now
+    trainer = GRPOTrainer(model=..., reward_funcs=reward, train_dataset=dataset)
+
+or ``reward_funcs=verifier_reward``, which reads VRPCODER_VERIFIER_URL / _TOKEN on first call.
+
+Each completion's last fenced ```python block is the candidate (a plain ``` block if there is no
+python one). A completion without any code block earns 0.0, the reward of a script that does not
+run: that is the model's fault.
+
+Two kinds of failure are kept apart, because they call for opposite reactions:
+
+- A *configuration or contract* error (no URL, a wrong token, an unknown sample id, a request the
+  service refuses as invalid) raises ``VerifierError`` at once: training must not go on without a
+  signal.
+- A *transient infrastructure* failure (connection refused, 5xx, 503 while Redis restarts, after the
+  client's retries; a job lost with its worker; an infrastructure verdict) gives ``None`` for the
+  completions concerned, which TRL treats as "no reward" and leaves out of the advantage, instead
+  of a silent 0 that would punish the model for our outage. Every ``None`` is logged and counted in
+  the function's ``stats``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from vrpcoder_client.client import SampleRef, VerifierClient, VerifierError, VerifierUnavailable
+from vrpcoder_client.schemas import JobState, VerifyOptions, VerifyResult
+
+NO_CODE_REWARD = 0.0
+
+logger = logging.getLogger(__name__)
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.DOTALL)
+
+
+class VerifierConfigError(VerifierError):
+    """The reward function cannot be used as configured (no URL, a bad token, unusable samples)."""
+
+
+def extract_code(completion: str | Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> str | None:
+    """The candidate script in a completion (plain text or chat messages), or None when there is none."""
+    text = _completion_text(completion)
+    blocks = [(lang.lower(), body) for lang, body in _FENCE.findall(text)]
+    python = [body for lang, body in blocks if lang in ("python", "py", "python3")]
+    chosen = python or [body for lang, body in blocks if not lang]
+    return chosen[-1] if chosen else None
+
+
+def _completion_text(completion: str | Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> str:
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Mapping):
+        return str(completion.get("content") or "")
+    replies = [m for m in completion if m.get("role", "assistant") == "assistant"]
+    return "\n".join(str(m.get("content") or "") for m in (replies or list(completion)))
+
+
+class NoneReason:
+    """Why a completion got ``None`` (the keys of ``RewardStats.none_by_reason``)."""
+
+    UNAVAILABLE = "service_unavailable"
+    """The service could not be reached or answered 5xx/503 after the client's retries."""
+    JOB_FAILED = "job_failed"
+    """The job ended without a verdict (its worker died with no retry left)."""
+    PENDING = "still_pending"
+    """The verdict did not arrive within the client's poll timeout."""
+    INFRASTRUCTURE = "infrastructure_verdict"
+    """The verdict itself says the fault was ours (infrastructure, or the licence's size limit)."""
+
+
+@dataclass
+class RewardStats:
+    """What a reward function has seen, for the training logs: nothing lost, nothing silent."""
+
+    calls: int = 0
+    completions: int = 0
+    no_code: int = 0
+    scored: int = 0
+    none_by_reason: Counter[str] = field(default_factory=Counter)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @property
+    def none(self) -> int:
+        return sum(self.none_by_reason.values())
+
+    def record(self, *, completions: int, no_code: int, scored: int, none: Counter[str]) -> None:
+        with self._lock:
+            self.calls += 1
+            self.completions += completions
+            self.no_code += no_code
+            self.scored += scored
+            self.none_by_reason.update(none)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "completions": self.completions,
+            "no_code": self.no_code,
+            "scored": self.scored,
+            "none": self.none,
+            "none_by_reason": dict(self.none_by_reason),
+        }
+
+
+class ResultsHook(Protocol):
+    """Called with every completion's result (None where no code was sent), for per-component logs."""
+
+    def __call__(self, results: Sequence[VerifyResult | None]) -> None: ...
+
+
+class RewardFunc(Protocol):
+    __name__: str
+    stats: RewardStats
+
+    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float | None]: ...
+
+
+def _as_sample(value: Any) -> BaseModel | Mapping[str, Any]:
+    if isinstance(value, (BaseModel, Mapping)):
+        return value
+    if isinstance(value, (str, bytes)):
+        try:
+            parsed = json.loads(value)
+        except ValueError as exc:
+            raise VerifierConfigError(f"a 'samples' value is not JSON: {exc}") from exc
+        if isinstance(parsed, dict):
+            return parsed
+    raise VerifierConfigError(f"a 'samples' value must be a sample model, JSON object or JSON text, not {type(value).__name__}")
+
+
+def _references(count: int, sample_id: Sequence[str] | str | None, samples: Any | None) -> list[SampleRef]:
+    if sample_id is not None:
+        ids = [sample_id] * count if isinstance(sample_id, str) else list(sample_id)
+        if len(ids) != count:
+            raise VerifierConfigError(f"{count} completions but {len(ids)} sample ids")
+        return list(ids)
+    if samples is None:
+        raise VerifierConfigError("the verifier reward needs a 'sample_id' or 'samples' dataset column")
+    single = isinstance(samples, (BaseModel, Mapping, str, bytes))
+    values = [samples] * count if single else list(samples)
+    if len(values) != count:
+        raise VerifierConfigError(f"{count} completions but {len(values)} samples")
+    return [_as_sample(v) for v in values]
+
+
+def _none_reason(result: VerifyResult) -> str | None:
+    if result.state is JobState.FAILED:
+        return NoneReason.JOB_FAILED
+    if not result.done:
+        return NoneReason.PENDING
+    if result.reward is None:
+        return NoneReason.INFRASTRUCTURE
+    return None
+
+
+def score_completions(
+    client: VerifierClient,
+    completions: Sequence[Any],
+    references: Sequence[SampleRef],
+    options: VerifyOptions | None = None,
+    *,
+    stats: RewardStats | None = None,
+    on_results: ResultsHook | None = None,
+) -> list[float | None]:
+    """One batch request for every completion that has code; order kept (see the module docstring)."""
+    codes = [extract_code(c) for c in completions]
+    wanted = [i for i, code in enumerate(codes) if code is not None]
+    rewards: list[float | None] = [NO_CODE_REWARD if code is None else None for code in codes]
+    per_completion: list[VerifyResult | None] = [None] * len(codes)
+    none: Counter[str] = Counter()
+    if wanted:
+        try:
+            results = client.verify_batch([codes[i] or "" for i in wanted], [references[i] for i in wanted], options=options)
+        except VerifierUnavailable as exc:
+            none[NoneReason.UNAVAILABLE] += len(wanted)
+            logger.warning("verifier unavailable: %d completions get no reward (%s)", len(wanted), exc)
+        else:
+            for index, result in zip(wanted, results, strict=True):
+                per_completion[index] = result
+                reason = _none_reason(result)
+                if reason is None:
+                    rewards[index] = result.reward
+                else:
+                    none[reason] += 1
+                    detail = result.failure or (result.verdict.error.detail if result.verdict and result.verdict.error else "")
+                    logger.warning("completion %d gets no reward: %s %s", index, reason, detail[:200])
+    if stats is not None:
+        stats.record(
+            completions=len(codes),
+            no_code=len(codes) - len(wanted),
+            scored=len(wanted) - sum(none.values()),
+            none=none,
+        )
+    if on_results is not None:
+        on_results(per_completion)
+    return rewards
+
+
+def check_service(client: VerifierClient) -> None:
+    """Fail now, with the reason, if the service cannot be used: unreachable, or the token refused.
+
+    An authenticated look-up of a job id that cannot exist answers 404 when the token is accepted
+    and 401/403 when it is not, without touching any sample or queue.
+    """
+    try:
+        client.job("0" * 32)
+    except VerifierUnavailable as exc:
+        raise VerifierConfigError(f"the verifier service at {client.base_url} cannot be reached: {exc}") from exc
+    except VerifierError as exc:
+        status = getattr(exc, "status", None)
+        if status == 404:
+            return
+        if status in (401, 403):
+            raise VerifierConfigError(
+                f"the verifier service at {client.base_url} refused the token (HTTP {status}): "
+                "set VRPCODER_VERIFIER_TOKEN to one of the service's VRPCODER_VERIFIER_API_TOKENS"
+            ) from exc
+        raise VerifierConfigError(f"the verifier service at {client.base_url} answered unexpectedly: {exc}") from exc
+
+
+def make_verifier_reward(
+    client: VerifierClient,
+    options: VerifyOptions | None = None,
+    *,
+    check: bool = True,
+    on_results: ResultsHook | None = None,
+) -> RewardFunc:
+    """A reward function bound to ``client`` (named ``verifier_reward``, the name TRL logs it under).
+
+    With ``check`` the service and token are tried now (``check_service``), so a misconfigured run
+    stops before its first rollout. ``options.weights`` is where an ablation changes the reward
+    (e.g. ``RewardWeights(inj=0.0)`` for the paper's no-injection run). The returned function
+    carries ``stats`` (a ``RewardStats``).
+    """
+    if check:
+        check_service(client)
+    stats = RewardStats()
+
+    def verifier_reward(
+        prompts: Sequence[Any],
+        completions: Sequence[Any],
+        *,
+        sample_id: Sequence[str] | str | None = None,
+        samples: Any | None = None,
+        **kwargs: Any,
+    ) -> list[float | None]:
+        references = _references(len(completions), sample_id, samples)
+        return score_completions(client, completions, references, options, stats=stats, on_results=on_results)
+
+    verifier_reward.stats = stats  # type: ignore[attr-defined]
+    return verifier_reward  # type: ignore[return-value]
+
+
+@cache
+def _default_reward() -> RewardFunc:
+    try:
+        client = VerifierClient.from_env()
+    except VerifierError as exc:
+        raise VerifierConfigError(str(exc)) from exc
+    return make_verifier_reward(client)
+
+
+def verifier_reward(
+    prompts: Sequence[Any],
+    completions: Sequence[Any],
+    *,
+    sample_id: Sequence[str] | str | None = None,
+    samples: Any | None = None,
+    **kwargs: Any,
+) -> list[float | None]:
+    """Reward of each completion from the service at $VRPCODER_VERIFIER_URL (see the module docstring).
+
+    The service and token are checked on the first call; a missing URL raises ``VerifierConfigError``.
+    """
+    return _default_reward()(prompts, completions, sample_id=sample_id, samples=samples, **kwargs)
+

@@ -1,0 +1,188 @@
+"""What a verification answers, as plain wire records.
+
+These are the vocabulary every part of the loop speaks: the verifier produces them, synth's
+rejection sampling, the trainer's reward and eval's metrics read them. They live in the light client
+package (pydantic only) so that a trainer image reads a verdict without importing gurobipy; the
+domain library re-exports each one from the module where it is used (``vrpcoder.families``,
+``vrpcoder.errors``, ``vrpcoder.verification``, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Family(StrEnum):
+    """A constraint family of the VRP variants (feasibility rules only; objective terms are not families).
+
+    One enum for the gold scripts' modules, the checker's findings, the attackers' targets and the
+    reports: a disagreement between two of them is then found mechanically, not by string matching.
+    """
+
+    COVERAGE = "coverage"
+    """Every customer is served exactly once (split delivery: its whole demand is delivered)."""
+
+    ROUTE_STRUCTURE = "route_structure"
+    """Each used vehicle leaves its own depot once, returns to it (unless routes are open) and
+    visits each node at most once; the fleet size is respected."""
+
+    SUBTOUR = "subtour"
+    """Every visited customer is connected to a depot: no customer-only cycles."""
+
+    CAPACITY = "capacity"
+    """Per-vehicle load limit (homogeneous Q or vehicle-specific Q_k; linehaul and backhaul loads
+    separately for VRPB; the running on-board load for pickup-and-delivery)."""
+
+    COMPARTMENT = "compartment"
+    """Per-vehicle, per-compartment load limit."""
+
+    DISTANCE = "distance"
+    """Per-route travelled distance limit D_max."""
+
+    TIME_WINDOW = "time_window"
+    """Hard time windows at customers and the depot horizon."""
+
+    PRECEDENCE = "precedence"
+    """The pickup of a pair is served before its delivery."""
+
+    PAIRING = "pairing"
+    """The pickup and delivery of a pair are served by the same vehicle."""
+
+    BACKHAUL = "backhaul"
+    """On each route every linehaul customer precedes every backhaul customer."""
+
+    DELIVERY_COUPLING = "delivery_coupling"
+    """Split delivery: a vehicle delivers to a customer only if it visits that customer, and never
+    more than the customer's demand."""
+
+
+class Label(StrEnum):
+    """What a correct model must answer about a probe."""
+
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+
+
+class InjVerdict(StrEnum):
+    """What the candidate's model answered about a probe."""
+
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+    ERROR = "error"
+    UNJUDGEABLE = "unjudgeable"
+    """Not asked: the model's ``x`` has no vehicle index and a relabelling of the probe's routes
+    is feasible, so no correct model could answer with the label (see ``vrpcoder.relabelling``)."""
+
+
+class ErrorKind(StrEnum):
+    """Why a verification produced no clean pass or fail.
+
+    The split that matters most (after SandboxFusion): faults of the *candidate* (it does not parse,
+    crashes, builds something that is not a model, times out) versus faults of *ours*
+    (``infrastructure``; ``sandbox_violation`` is the candidate's). A candidate fault scores what it
+    earned; an infrastructure fault (or a model too large for the size-limited Gurobi licence)
+    scores nothing at all.
+    """
+
+    SYNTAX_ERROR = "syntax_error"
+    MISSING_BUILD_MODEL = "missing_build_model"
+    BUILD_ERROR = "build_error"
+    NOT_A_MODEL = "not_a_model"
+    TIMEOUT = "timeout"
+    MEMORY_LIMIT = "memory_limit"
+    OUTPUT_LIMIT = "output_limit"
+    SIZE_LIMITED_LICENCE = "size_limited_licence"
+    NO_ROUTING_VARIABLE = "no_routing_variable"
+    INDEX_MISMATCH = "index_mismatch"
+    SOLVER_STATUS = "solver_status"
+    SANDBOX_VIOLATION = "sandbox_violation"
+    INFRASTRUCTURE = "infrastructure"
+
+    @property
+    def is_candidate_fault(self) -> bool:
+        """False for faults that say nothing about the candidate: ours, and our licence's size
+        limit (a correct but larger formulation must not be scored zero for it)."""
+        return self not in {ErrorKind.INFRASTRUCTURE, ErrorKind.SIZE_LIMITED_LICENCE}
+
+
+class VerificationError(BaseModel):
+    """Why a verification step produced no clean verdict."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: ErrorKind
+    detail: str
+
+
+class RewardWeights(BaseModel):
+    """r = build * w_build + diff * w_diff + inj_fraction * w_inj (paper: 0.2 / 0.5 / 0.3).
+
+    The no-injection ablation is ``RewardWeights(inj=0.0)``: the same verdicts, another reward.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    build: float = 0.2
+    diff: float = 0.5
+    inj: float = 0.3
+
+
+class ProbeResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    family: Family | None
+    label: Label
+    verdict: InjVerdict
+    passed: bool
+    seconds: float
+    error: VerificationError | None = None
+    control: InjVerdict | None = None
+    """The feasible probe only: its answer when asked again under the violating probes' encoding,
+    at a random point among them (``passed`` needs both answers right)."""
+
+    @property
+    def judged(self) -> bool:
+        """False for a probe the candidate's model could not be asked about (``UNJUDGEABLE``): it
+        counts neither for nor against the candidate."""
+        return self.verdict is not InjVerdict.UNJUDGEABLE
+
+
+class Verdict(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    sample_id: str
+    build: bool
+    status: str | None
+    objective: float | None
+    reference_objective: float
+    diff: bool
+    probes: tuple[ProbeResult, ...]
+    passed: bool
+    reward: float | None
+    """None only for infrastructure faults (TRL's "no reward"), never a silent zero."""
+    error: VerificationError | None
+    routing_variable: str | None = None
+    """How ``x`` was matched when not by its Gurobi names ``x[...]``, and which probes it could not
+    be asked about (spec: say so in the verdict)."""
+    build_seconds: float = 0.0
+    probe_seconds: float = 0.0
+
+    @property
+    def inj_fraction(self) -> float:
+        return passed_fraction(self.probes)
+
+
+def passed_fraction(probes: Sequence[ProbeResult]) -> float:
+    """Share of the judged probes whose INJ verdict equals their label (0 when none was judged)."""
+    judged = [p for p in probes if p.judged]
+    return sum(p.passed for p in judged) / len(judged) if judged else 0.0
+
+
+def all_passed(diff: bool, probes: Sequence[ProbeResult]) -> bool:
+    """DIFF holds, some probe was judged, and every judged probe passed."""
+    judged = [p for p in probes if p.judged]
+    return diff and bool(judged) and all(p.passed for p in judged)
