@@ -1,6 +1,12 @@
-"""What the service can honestly promise: is a sandbox there, and which Gurobi licence do we have.
+"""What the service can honestly promise: is a sandbox there, which Gurobi licence do we have, and
+is anyone there to run a candidate at all.
 
-Both answers feed /readyz and each worker's heartbeat record. The licence is probed by solving a
+Readiness is decided by what serves a request: Redis to queue it on and a live worker whose sandbox
+works to run it. The API process never runs a candidate, so its own sandbox does not count: in a
+container it rightly keeps the runtime's default seccomp profile, under which bubblewrap cannot
+create namespaces, and requiring that check made the API "never ready" while verification worked.
+The sandbox and licence answers below feed each worker's heartbeat record (and, for information
+only, the API's own report). The licence is probed by solving a
 model one variable over the size-limited licence's cap in a *subprocess*: a hung or crashing
 licence check must not take the API down, and the answer ("size-limited" means samples over 2000
 variables or constraints will come back ``size_limited_licence``) is worth a second at start-up.
@@ -10,9 +16,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Sequence
 from enum import StrEnum
 
-from vrpcoder_verifier.schemas import SandboxReport
+from vrpcoder_client.schemas import ReadyReport, SandboxReport, WorkerReport
 
 _LICENCE_PROBE = """
 import gurobipy as gp
@@ -63,3 +70,37 @@ def sandbox_report() -> SandboxReport:
         )
     status = sandbox_status()
     return SandboxReport(available=status.available, mechanism=status.mechanism, detail=status.detail)
+
+
+def worker_serves(worker: WorkerReport, unsandboxed_ok: bool) -> bool:
+    """The worker can take candidates: its sandbox works, or it runs them in-process and this
+    deployment allows unsandboxed runs (tests and trusted gold scripts; never the default)."""
+    return worker.sandbox.available or (unsandboxed_ok and worker.sandbox.mechanism == "in-process")
+
+
+def is_ready(redis_reachable: bool, workers: Sequence[WorkerReport], unsandboxed_ok: bool) -> bool:
+    """Ready when a request can be served now: Redis answers and at least one live worker can run it.
+
+    With no such worker a request would only sit in the queue, so the instance must not receive
+    traffic (503), however healthy the API process itself is (that is /healthz's question).
+    """
+    return redis_reachable and any(worker_serves(w, unsandboxed_ok) for w in workers)
+
+
+_HIDDEN = "hidden (send a bearer token to see it)"
+
+
+def without_identities(report: ReadyReport) -> ReadyReport:
+    """The readiness report for a caller without a token: worker names, versions and sandbox
+    details (which say which build runs on which host) replaced, everything a probe needs kept."""
+    workers = tuple(
+        WorkerReport(
+            name=f"worker-{i}",
+            version=_HIDDEN,
+            sandbox=SandboxReport(available=w.sandbox.available, mechanism=w.sandbox.mechanism, detail=_HIDDEN),
+            licence=w.licence,
+        )
+        for i, w in enumerate(report.workers, start=1)
+    )
+    sandbox = SandboxReport(available=report.sandbox.available, mechanism=report.sandbox.mechanism, detail=_HIDDEN)
+    return report.model_copy(update={"workers": workers, "sandbox": sandbox})

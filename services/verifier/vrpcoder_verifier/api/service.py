@@ -23,7 +23,7 @@ from vrpcoder.verification import VerifyConfig
 
 from vrpcoder_verifier.api.core.metrics import Metrics
 from vrpcoder_verifier.cache import AsyncResultCache, CachedVerdict, SampleStore, cache_key
-from vrpcoder_verifier.health import LicenceKind
+from vrpcoder_verifier.health import LicenceKind, is_ready
 from vrpcoder_verifier.queue import (
     ItemSpec,
     JobNotice,
@@ -245,9 +245,8 @@ class VerifierService:
             reachable = True
         except redis.exceptions.RedisError:
             depth, workers, reachable = None, [], False
-        usable = self.sandbox.available or self.settings.unsandboxed_ok
         return ReadyReport(
-            ready=reachable and usable,
+            ready=is_ready(reachable, workers, self.settings.unsandboxed_ok),
             version=self.settings.version,
             redis=reachable,
             sandbox=self.sandbox,
