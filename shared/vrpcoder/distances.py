@@ -17,7 +17,10 @@ from enum import StrEnum
 
 class DistanceKind(StrEnum):
     EUCLIDEAN = "euclidean"
-    """Exact Euclidean distance (sampled instances, Cordeau, Solomon)."""
+    """Exact Euclidean distance (sampled instances, Cordeau, VRPB)."""
+    EUCLIDEAN_TRUNC1 = "euclidean_trunc1"
+    """Euclidean distance truncated (rounded down) to one decimal: the convention under which the
+    exact-methods literature published the Solomon VRPTW optima (C101: 827.3)."""
     EUC_2D = "euc_2d"
     """TSPLIB EUC_2D: Euclidean distance rounded to the nearest integer."""
     CEIL_2D = "ceil_2d"
@@ -39,6 +42,9 @@ def pair_distance(kind: str, a: Sequence[float], b: Sequence[float]) -> float:
     """
     if kind == "euclidean":
         return math.hypot(a[0] - b[0], a[1] - b[1])
+    if kind == "euclidean_trunc1":
+        # the 1e-9 keeps a length that is exactly k/10 (e.g. 5.0) from dropping to (k-1)/10
+        return math.floor(math.hypot(a[0] - b[0], a[1] - b[1]) * 10.0 + 1e-9) / 10.0
     if kind == "euc_2d":
         return float(int(math.hypot(a[0] - b[0], a[1] - b[1]) + 0.5))
     if kind == "ceil_2d":

@@ -5,33 +5,44 @@ measures distance its own way, and a published optimum is only reproducible unde
 convention, so the importer records it in ``instance.distance``:
 
 =========  ===========================================================  =====================
-format     read by                                                      distance convention
+format     read by                                                      default distance
 =========  ===========================================================  =====================
 TSPLIB     ``vrplib`` (explicit matrices parsed here: vrplib lacks most  EUC_2D, CEIL_2D, ATT,
            triangular layouts and GEO)                                  GEO, or explicit
 CVRPLIB    ``vrplib``                                                   EUC_2D (rounded)
-Solomon    ``vrplib`` (``instance_format="solomon"``)                   Euclidean, unrounded
+Solomon    ``vrplib`` (``instance_format="solomon"``)                   Euclidean truncated
+                                                                        to one decimal
 Cordeau    a parser here (MDVRP files)                                  Euclidean, unrounded
 SDVRPLIB   a parser here                                                EUC_2D (rounded)
 VRPB       a parser here (Goetschalckx & Jacobs-Blecha layout)          Euclidean, unrounded
 =========  ===========================================================  =====================
 
-Conventions chosen where the library leaves room:
+Every choice below is an option (``distance=``, ``vehicles=``, ``customers=``), and
+:func:`import_library` returns a :class:`Convention` for each, with its reason, which
+``vrpcoder instance import`` prints:
 
-* Solomon: published VRPTW optima (C101: 827.3) were computed with distances truncated to one
-  decimal, which no convention in ``vrpcoder.distances`` expresses; we keep exact Euclidean
-  distances (the choice of most modern exact and heuristic codes), so our optimum of a full
-  Solomon instance is slightly larger than the published one (C101: 828.94).
+* Solomon distance (``euclidean`` / ``euclidean_trunc1`` / ``euc_2d``): the default is the one
+  under which the published optima were proven: the exact-methods literature (Kohl, Desrosiers,
+  Madsen, Solomon & Soumis 1999; Kallehauge, Larsen & Madsen 2006; the SINTEF TOP table of
+  optima) truncates every distance to one decimal, and the C101 solution file priced that way
+  gives exactly its published 827.3 (828.94 with exact distances).
 * SDVRPLIB: the files scale the original coordinates by 100 so that distances rounded to the
-  nearest integer keep two decimals of precision, the convention of the DIMACS split-delivery
-  challenge that distributes them; we record ``euc_2d``.
+  nearest integer keep two decimals of precision; we record ``euc_2d``. The problem has an
+  unlimited fleet, so the fleet is one that cannot bind (:func:`non_binding_fleet`), not the
+  ``ceil(D / Q)`` vehicles that carry the demand (those bind: SDVRP optima often use more).
+* CVRPLIB: the fleet is the ``-kN`` of the name, else the VEHICLES field; a file with neither
+  (eil22, eil23) gets a fleet that cannot bind, and the note says which.
 * VRPB: the exact methods that published the Goetschalckx & Jacobs-Blecha optima use real-valued
   Euclidean distances; the coordinates are large (tens of thousands), so rounding would barely
-  matter anyway.
+  matter anyway. In that literature (Goetschalckx & Jacobs-Blecha 1989; Toth & Vigo 1997;
+  Mingozzi, Giorgi & Baldacci 1999) no route serves backhaul customers only, so a sub-instance
+  whose kept customers are all backhauls (A1's first five) has no plan and is refused, as is one
+  whose backhauls need more routes than it has linehaul customers.
 * TSPLIB files with only an explicit matrix and no display coordinates get (0, 0) for every node:
   their coordinates are meaningless and only the matrix counts.
 
-Sub-instances (``customers=K``) keep every depot and the first K customers in file order; their
+Sub-instances keep every depot and either the first K customers in file order (``customers=K``)
+or the customers the file numbers as listed (``customers=[3, 17, 42]``); their
 ``provenance.published_optimum`` is None because the library's optimum is for the whole file.
 """
 
@@ -40,7 +51,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
@@ -50,10 +61,10 @@ from pydantic import ValidationError
 from vrplib.parse import parse_solomon, parse_vrplib
 
 from vrpcoder.checker import route_distance
-from vrpcoder.distances import DistanceKind
+from vrpcoder.distances import DistanceKind, distance_matrix
 from vrpcoder.instances import Customer, Depot, DistanceSpec, Instance, Provenance, TimeWindow, Vehicle
 from vrpcoder.solutions import Route, Solution
-from vrpcoder.variants import CapacityKind, get_variant
+from vrpcoder.variants import CapacityKind, Module, get_variant
 
 
 class InstanceFormat(StrEnum):
@@ -100,6 +111,34 @@ class LibraryFile:
     fleet: tuple[int, ...] | None
     distance: DistanceKind
     matrix: tuple[tuple[float, ...], ...] | None = None
+    customer_ids: tuple[int, ...] = ()
+    """How the file numbers each customer (same order as ``customers``); empty means 1..n."""
+
+    def file_ids(self) -> tuple[int, ...]:
+        return self.customer_ids or tuple(range(1, len(self.customers) + 1))
+
+
+@dataclass(frozen=True, slots=True)
+class Convention:
+    """One choice the importer made where the library leaves room, and why (printed by
+    ``vrpcoder instance import``, so nobody has to read this module to know what was assumed)."""
+
+    topic: str
+    choice: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    instance: Instance
+    conventions: tuple[Convention, ...]
+    warnings: tuple[str, ...] = ()
+
+
+CustomerSelection = int | Sequence[int] | None
+"""``None``: every customer; an int K: the first K customers in file order; a sequence: the
+customers with these ids, as the file numbers them (Solomon 1..100, CVRPLIB/TSPLIB node numbers
+other than the depot's, Cordeau/SDVRPLIB/VRPB 1..n)."""
 
 
 # ---- the public entry points -----------------------------------------------------------------
@@ -108,38 +147,85 @@ class LibraryFile:
 def import_instance(
     path: str | Path,
     *,
-    customers: int | None = None,
+    customers: CustomerSelection = None,
     variant: str | None = None,
     vehicles: int | None = None,
+    distance: DistanceKind | str | None = None,
 ) -> Instance:
-    """Read a library file and return the instance (or its first ``customers`` customers).
+    """Read a library file and return the instance (or a sub-instance of some of its customers);
+    :func:`import_library` also says which conventions were applied."""
+    return import_library(path, customers=customers, variant=variant, vehicles=vehicles, distance=distance).instance
+
+
+def import_library(
+    path: str | Path,
+    *,
+    customers: CustomerSelection = None,
+    variant: str | None = None,
+    vehicles: int | None = None,
+    distance: DistanceKind | str | None = None,
+) -> ImportResult:
+    """Read a library file and return the instance with the conventions applied to it.
 
     ``variant`` replaces the inferred variant when the file's data satisfy it (the instance
     validators decide; e.g. a CVRPLIB file may become OVRP or SDVRP, a Solomon file cannot become
     CVRP because it carries time windows). ``vehicles`` fixes the fleet: the total for
     single-depot files, the number per depot for multi-depot files. Without it the fleet is the
-    file's (CVRPLIB: the ``-kN`` of the name, else its VEHICLES field, else the fewest vehicles that
-    can carry the demand), capped at the number of kept customers, because a vehicle beyond one per
-    customer can never be used.
+    file's (see :func:`_fleet`). ``distance`` replaces the file's default distance convention
+    (coordinate files only; see the module docstring for each library's default and its source).
     """
     path = Path(path)
     text = _read_text(path)
     fmt = detect_format(text, path)
     try:
         library = parse_library_file(text, fmt, source=path.name)
-        n_total = len(library.customers)
-        keep = n_total if customers is None else customers
-        if not 1 <= keep <= n_total:
-            raise ValueError(f"{path.name}: customers must be between 1 and {n_total}, got {customers}")
-        instance = build_instance(library, keep, variant=variant, vehicles=vehicles)
-        if keep == n_total and instance.variant == library.variant and vehicles is None:
+        chosen = select_customers(library, customers)
+        default_distance = library.distance
+        library, distance_note = _with_distance(library, distance)
+        instance, fleet_note = _assemble(library, chosen, variant=variant, vehicles=vehicles)
+        warnings = _vrpb_check(library, instance, chosen)
+        whole = len(chosen) == len(library.customers) and list(chosen) == list(range(len(chosen)))
+        as_published = instance.variant == library.variant and vehicles is None and library.distance == default_distance
+        if whole and as_published:
             optimum = _published_optimum(path, fmt, instance)
             provenance = instance.provenance.model_copy(update={"published_optimum": optimum})
             instance = instance.model_copy(update={"provenance": provenance})
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise ValueError(f"{path.name}: {first['msg']}") from None
-    return instance
+        raise ValueError(f"{path.name}: {first['msg'].removeprefix('Value error, ')}") from None
+    ids = library.file_ids()
+    kept = Convention(
+        "customers",
+        ", ".join(str(ids[i]) for i in chosen),
+        "all of the file's customers" if whole else "file ids of the kept customers (depots are always kept)",
+    )
+    return ImportResult(instance, (distance_note, fleet_note, kept), warnings)
+
+
+def select_customers(library: LibraryFile, customers: CustomerSelection) -> tuple[int, ...]:
+    """Positions (0-based, file order) of the kept customers."""
+    n_total = len(library.customers)
+    if customers is None:
+        return tuple(range(n_total))
+    if isinstance(customers, int):
+        if not 1 <= customers <= n_total:
+            raise ValueError(f"{library.source}: customers must be between 1 and {n_total}, got {customers}")
+        return tuple(range(customers))
+    ids = library.file_ids()
+    position = {file_id: at for at, file_id in enumerate(ids)}
+    wanted = list(customers)
+    if not wanted:
+        raise ValueError(f"{library.source}: the list of customers is empty")
+    unknown = [c for c in wanted if c not in position]
+    if unknown:
+        raise ValueError(
+            f"{library.source}: no customer(s) {unknown[:5]} in this file (its customer ids run from "
+            f"{min(ids)} to {max(ids)})"
+        )
+    repeated = sorted({c for c in wanted if wanted.count(c) > 1})
+    if repeated:
+        raise ValueError(f"{library.source}: customer(s) {repeated} listed more than once")
+    return tuple(sorted(position[c] for c in wanted))
 
 
 def detect_format(text: str, path: Path) -> InstanceFormat:
@@ -170,15 +256,32 @@ def parse_library_file(text: str, fmt: InstanceFormat, *, source: str) -> Librar
 
 def build_instance(library: LibraryFile, keep: int, *, variant: str | None, vehicles: int | None) -> Instance:
     """Cut the first ``keep`` customers and assemble a validated ``Instance``."""
+    return _assemble(library, tuple(range(keep)), variant=variant, vehicles=vehicles)[0]
+
+
+def _sub_name(library: LibraryFile, chosen: Sequence[int]) -> str:
     n_total = len(library.customers)
-    kept = library.customers[:keep]
-    size = len(library.depots) + keep
-    matrix = None if library.matrix is None else tuple(row[:size] for row in library.matrix[:size])
-    name = library.name if keep == n_total else f"{library.name}-first{keep}"
+    if list(chosen) == list(range(len(chosen))):
+        return library.name if len(chosen) == n_total else f"{library.name}-first{len(chosen)}"
+    ids = library.file_ids()
+    return f"{library.name}-c" + "-".join(str(ids[i]) for i in chosen)
+
+
+def _assemble(
+    library: LibraryFile, chosen: Sequence[int], *, variant: str | None, vehicles: int | None
+) -> tuple[Instance, Convention]:
+    """Keep the depots and the ``chosen`` customers (positions in file order) and assemble a
+    validated ``Instance``, with the note that says which fleet it got."""
+    kept = tuple(library.customers[i] for i in chosen)
+    nodes = [*range(len(library.depots)), *(len(library.depots) + i for i in chosen)]
+    matrix = None if library.matrix is None else tuple(tuple(library.matrix[i][j] for j in nodes) for i in nodes)
+    name = _sub_name(library, chosen)
     target = library.variant if variant is None else get_variant(variant).name
-    fleet = _fleet(library, kept, vehicles, target)
+    points = [(d.x, d.y) for d in library.depots] + [(c.x, c.y) for c in kept]
+    measured = distance_matrix(library.distance, points, matrix)
+    fleet, note = _fleet(library, kept, vehicles, target, measured)
     try:
-        return Instance(
+        instance = Instance(
             name=name,
             variant=target,
             depots=library.depots,
@@ -187,6 +290,7 @@ def build_instance(library: LibraryFile, keep: int, *, variant: str | None, vehi
             distance=DistanceSpec(kind=library.distance, matrix=matrix),
             provenance=Provenance(source=library.source),
         )
+        return instance, note
     except ValidationError as exc:
         if variant is None:
             raise
@@ -300,6 +404,7 @@ def _parse_vrplib_text(text: str, source: str) -> LibraryFile:
         fleet=fleet,
         distance=kind,
         matrix=None if matrix is None else tuple(tuple(matrix[i][j] for j in order) for i in order),
+        customer_ids=tuple(i + 1 for i in order[1:]),
     )
 
 
@@ -438,7 +543,7 @@ def _parse_solomon(text: str, source: str) -> LibraryFile:
         customers=customers,
         capacity=(float(data["capacity"]),),
         fleet=(int(data["vehicles"]),),
-        distance=DistanceKind.EUCLIDEAN,
+        distance=DistanceKind.EUCLIDEAN_TRUNC1,
     )
 
 
@@ -633,34 +738,183 @@ def _parse_vrpb(text: str, source: str) -> LibraryFile:
 
 
 def _fleet(
-    library: LibraryFile, kept: Sequence[Customer], vehicles: int | None, variant: str
-) -> tuple[Vehicle, ...]:
+    library: LibraryFile,
+    kept: Sequence[Customer],
+    vehicles: int | None,
+    variant: str,
+    matrix: Sequence[Sequence[float]],
+) -> tuple[tuple[Vehicle, ...], Convention]:
+    """The fleet of a (sub-)instance and the note that says where it came from.
+
+    Order of precedence: ``--vehicles``; the file's own fleet (CVRPLIB ``-kN`` or VEHICLES, the
+    Solomon header, Cordeau's m per depot, the VRPB vehicle line), capped at the number of kept
+    customers because a vehicle beyond one per customer is never used (split delivery excepted);
+    for files that name no fleet (CVRPLIB without either, SDVRPLIB), a fleet that cannot bind
+    (:func:`non_binding_fleet`), since the library's problem has an unlimited fleet. ``matrix`` is
+    the kept nodes' distance matrix (depots first).
+    """
     spec = get_variant(variant)
     if spec.is_tsp:
         if vehicles not in (None, 1):
             raise ValueError(f"{library.name}: a TSP has exactly one vehicle, not {vehicles}")
-        return (Vehicle(depot=0),)
+        return (Vehicle(depot=0),), Convention("fleet", "1 vehicle", "a TSP has one vehicle")
     if vehicles is not None and vehicles < 1:
         raise ValueError(f"{library.name}: vehicles must be at least 1, got {vehicles}")
     out: list[Vehicle] = []
+    reasons: list[str] = []
     for depot, capacity in enumerate(library.capacity):
-        if vehicles is not None:
-            count = vehicles
-        elif library.fleet is not None:
-            count = min(library.fleet[depot], len(kept))
-        else:
-            count = _fewest_vehicles(kept, capacity)
         limit = None if spec.capacity is CapacityKind.NONE else capacity
+        if vehicles is not None:
+            count, reason = vehicles, "as given (--vehicles)"
+        elif library.fleet is not None:
+            count = library.fleet[depot] if spec.has(Module.SPLIT) else min(library.fleet[depot], len(kept))
+            capped = "" if count == library.fleet[depot] else f", capped at the {len(kept)} kept customers"
+            reason = f"the file's fleet of {library.fleet[depot]}{capped}"
+        else:
+            count, reason = non_binding_fleet(
+                kept,
+                limit,
+                split=spec.has(Module.SPLIT),
+                mergeable=spec.modules <= MERGEABLE_MODULES,
+                matrix=matrix,
+                depot=depot,
+                num_depots=len(library.depots),
+            )
         out.extend(Vehicle(depot=depot, capacity=limit) for _ in range(count))
-    return tuple(out)
+        reasons.append(reason)
+    per_depot = "" if len(library.depots) == 1 else " per depot"
+    counts = sorted({sum(1 for v in out if v.depot == d) for d in range(len(library.depots))})
+    choice = f"{'/'.join(map(str, counts))} vehicle(s){per_depot}"
+    return tuple(out), Convention("fleet", choice, reasons[0])
 
 
-def _fewest_vehicles(kept: Sequence[Customer], capacity: float | None) -> int:
-    """Enough vehicles to carry the demand in full loads: the fleet split delivery always needs,
-    and the lower bound CVRPLIB uses when a file names no fleet."""
+MERGEABLE_MODULES = frozenset({Module.MD, Module.SPLIT})
+"""Variants whose only rules beyond capacity are these keep a plan feasible when two routes of one
+depot are driven as one (windows, distance limits, open routes, backhauls ... do not)."""
+
+
+def non_binding_fleet(
+    kept: Sequence[Customer],
+    capacity: float | None,
+    *,
+    split: bool,
+    mergeable: bool,
+    matrix: Sequence[Sequence[float]],
+    depot: int = 0,
+    num_depots: int = 1,
+) -> tuple[int, str]:
+    """A fleet no optimal plan needs more of, for libraries whose problem has an unlimited fleet.
+
+    Why ``2 * ceil(D / Q) - 1`` suffices (D the kept demand, Q the capacity): when going from one
+    customer straight to another never costs more than going through the depot
+    (``d[a][b] <= d[a][0] + d[0][b]``, checked on ``matrix`` in internal node order), two routes
+    whose loads fit one vehicle together can be driven as one (the second appended to the first; a
+    customer met twice is served once, which the shortcut also pays for) at no extra cost, so some
+    optimal plan has no such pair; then any two routes carry more than Q, and
+    ``floor(R / 2) * Q < D`` gives ``R <= 2 * ceil(D / Q) - 1``. Without split delivery no plan
+    has more routes than customers either. The fewest vehicles that carry the demand,
+    ``ceil(D / Q)``, can bind: SDVRP optima often use more routes than that. Where the argument
+    does not apply (rules other than capacity, or the depot shortcut fails), a non-split fleet
+    gets one vehicle per customer and a split fleet keeps the bound with a reason saying it is
+    not proven there.
+    """
+    n = len(kept)
     if capacity is None:
-        return 1
-    return max(1, min(len(kept), math.ceil(sum(c.demand for c in kept) / capacity - 1e-9)))
+        return 1, "the variant has no capacity: one vehicle"
+    full_loads = max(1, math.ceil(sum(c.demand for c in kept) / capacity - 1e-9))
+    bound = 2 * full_loads - 1
+    customers = range(num_depots, len(matrix))
+    shortcut = all(
+        matrix[a][b] <= matrix[a][depot] + matrix[depot][b] + 1e-9 for a in customers for b in customers if a != b
+    )
+    proven = mergeable and shortcut
+    why_not = (
+        "rules other than capacity apply"
+        if not mergeable
+        else "some customer-to-customer leg costs more than going through the depot"
+    )
+    if not split:
+        if not proven:
+            return n, f"the file names no fleet (unlimited); one vehicle per customer ({why_not})"
+        count = min(n, bound)
+        return count, (
+            f"the file names no fleet (unlimited in the library's problem); min(customers, 2*ceil(D/Q)-1) = "
+            f"{count} cannot bind (two routes that fit one vehicle merge at no extra cost; ceil(D/Q) = "
+            f"{full_loads} could)"
+        )
+    reason = (
+        f"unlimited in the library's problem; 2*ceil(D/Q)-1 = {bound} cannot bind (two routes that fit one "
+        f"vehicle merge at no extra cost), where ceil(D/Q) = {full_loads} could"
+    )
+    if not proven:
+        reason += f"; not proven here ({why_not})"
+    return bound, reason
+
+
+_DEFAULT_DISTANCE_REASON = {
+    InstanceFormat.TSPLIB: "the file's EDGE_WEIGHT_TYPE, under TSPLIB's definition (Reinelt 1995)",
+    InstanceFormat.CVRPLIB: "the file's EDGE_WEIGHT_TYPE: Euclidean rounded to the nearest integer, as CVRPLIB's "
+    "published optima are computed",
+    InstanceFormat.SOLOMON: "Euclidean truncated to one decimal, the convention under which the exact methods "
+    "proved the published optima (Kohl et al. 1999; Kallehauge, Larsen & Madsen 2006; SINTEF TOP's table: "
+    "C101 = 827.3)",
+    InstanceFormat.CORDEAU: "exact Euclidean, as Cordeau, Gendreau & Laporte (1997) report costs (p01.res: 576.87)",
+    InstanceFormat.SDVRPLIB: "Euclidean rounded to the nearest integer on coordinates the files scale by 100, "
+    "as SDVRPLIB distributes them (SD1: optimum 22828 = 228.28 x 100, Chen, Golden & Wasil 2007)",
+    InstanceFormat.VRPB: "exact Euclidean, as the exact methods on the Goetschalckx & Jacobs-Blecha instances "
+    "report costs (Toth & Vigo 1997)",
+}
+
+COORDINATE_CONVENTIONS = frozenset(
+    {DistanceKind.EUCLIDEAN, DistanceKind.EUCLIDEAN_TRUNC1, DistanceKind.EUC_2D, DistanceKind.CEIL_2D}
+)
+"""Conventions that read coordinates as points of the plane; a file measured by one of them may be
+re-measured by another (``--distance``). GEO, ATT and explicit matrices are the file's own."""
+
+
+def _with_distance(library: LibraryFile, distance: DistanceKind | str | None) -> tuple[LibraryFile, Convention]:
+    default = library.distance
+    if distance is None:
+        return library, Convention("distance", default.value, _DEFAULT_DISTANCE_REASON[library.fmt])
+    try:
+        wanted = DistanceKind(distance)
+    except ValueError:
+        options = ", ".join(sorted(k.value for k in COORDINATE_CONVENTIONS))
+        raise ValueError(f"{library.source}: unknown distance convention {distance!r} (one of {options})") from None
+    if wanted == default:
+        return library, Convention("distance", default.value, "as asked (--distance), the library's default")
+    if default not in COORDINATE_CONVENTIONS or wanted not in COORDINATE_CONVENTIONS:
+        raise ValueError(
+            f"{library.source}: the file is measured as {default.value}; it cannot be re-measured as {wanted.value} "
+            f"(only planar coordinates switch between {', '.join(sorted(k.value for k in COORDINATE_CONVENTIONS))})"
+        )
+    note = Convention("distance", wanted.value, f"as asked (--distance); the library's default is {default.value}")
+    return replace(library, distance=wanted), note
+
+
+def _vrpb_check(library: LibraryFile, instance: Instance, chosen: Sequence[int]) -> tuple[str, ...]:
+    """Refuse VRPB sub-instances no plan can serve under the literature's rule that every route
+    serves at least one linehaul customer (docs/semantics.md, backhaul)."""
+    if not instance.has(Module.BH):
+        return ()
+    linehaul = [c for c in instance.customers if not c.backhaul]
+    backhaul = [c for c in instance.customers if c.backhaul]
+    ids = library.file_ids()
+    if backhaul and not linehaul:
+        first_linehaul = next((ids[i] for i, c in enumerate(library.customers) if not c.backhaul), None)
+        hint = "" if first_linehaul is None else f" (e.g. add customer {first_linehaul})"
+        raise ValueError(
+            f"{library.source}: the kept customers {[ids[i] for i in chosen][:8]} are all backhauls; every VRPB "
+            f"route serves at least one linehaul customer, so no plan exists: keep a linehaul customer{hint}"
+        )
+    capacity = min(v.capacity or math.inf for v in instance.vehicles)
+    routes = min(len(linehaul), len(instance.vehicles))
+    if backhaul and sum(c.demand for c in backhaul) > routes * capacity + 1e-9:
+        raise ValueError(
+            f"{library.source}: the kept backhauls need more routes than the {routes} that can serve a linehaul "
+            "customer (every VRPB route serves at least one), so no plan exists"
+        )
+    return ()
 
 
 def _published_optimum(path: Path, fmt: InstanceFormat, instance: Instance) -> float | None:

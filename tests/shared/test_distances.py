@@ -12,6 +12,9 @@ from vrpcoder.distances import DistanceKind, distance_matrix, pair_distance
     [
         ("euclidean", (0, 0), (3, 4), 5.0),
         ("euclidean", (0, 0), (1, 1), 2**0.5),
+        ("euclidean_trunc1", (0, 0), (1, 1), 1.4),  # 1.414 truncated to one decimal
+        ("euclidean_trunc1", (0, 0), (3, 4), 5.0),  # an exact length keeps its value
+        ("euclidean_trunc1", (40, 50), (45, 68), 18.6),  # 18.68 truncated, not rounded
         ("euc_2d", (0, 0), (1, 1), 1.0),  # 1.414 rounds to 1
         ("euc_2d", (0, 0), (1.5, 1.5), 2.0),  # 2.121 rounds to 2
         ("euc_2d", (0, 0), (0, 2.5), 3.0),  # halves round up

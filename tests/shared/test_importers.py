@@ -19,6 +19,7 @@ from vrpcoder.importers import (
     detect_format,
     explicit_matrix,
     import_instance,
+    import_library,
     read_reference_solution,
 )
 from vrpcoder.instances import Instance
@@ -113,7 +114,7 @@ PUBLISHED_OPTIMA: tuple[LibraryInstance, ...] = (
         "solomon/C101.txt",
         InstanceFormat.SOLOMON,
         "VRPHTW",
-        DistanceKind.EUCLIDEAN,
+        DistanceKind.EUCLIDEAN_TRUNC1,
         100,
         827.3,
         "solomon/C101.sol",
@@ -178,23 +179,20 @@ def test_cordeau_result_file_matches_to_its_two_printed_decimals() -> None:
     assert instance.provenance.published_optimum == 576.87
 
 
-def test_solomon_routes_are_feasible_and_priced_with_exact_euclidean_distances() -> None:
-    """The published 827.3 truncates every arc to one decimal; exact distances give 828.94.
-
-    The gap is the truncation (up to 0.1 on each of the 110 arcs), so we allow 0.2 % and show that
-    truncating the same arcs reproduces the published value.
-    """
+def test_solomon_default_truncation_reproduces_the_published_optimum_exactly() -> None:
+    """The published 827.3 was computed with every arc truncated to one decimal (the default);
+    exact distances (``--distance euclidean``) price the same routes at 828.94."""
     row = BY_PATH["solomon/C101.txt"]
     instance = load(row.path)
     plan = published_plan(row, instance)
     report = check(instance, plan)
     assert report.feasible, report.violations
-    assert report.cost == pytest.approx(827.3, rel=2e-3)
-    assert report.cost > 827.3
-    truncated = sum(
-        math.floor(10 * instance.distances[a][b]) / 10 for route in plan.routes for a, b in route.arcs
-    )
-    assert truncated == pytest.approx(827.3, abs=0.05)
+    assert report.cost == pytest.approx(827.3, abs=1e-6)
+    exact = load(row.path, distance="euclidean")
+    exact_report = check(exact, published_plan(row, exact))
+    assert exact_report.feasible
+    assert exact_report.cost == pytest.approx(828.94, abs=0.005)
+    assert exact.provenance.published_optimum is None  # another convention than the library's
     assert instance.provenance.published_optimum == 827.3
 
 
@@ -210,6 +208,10 @@ def test_published_optimum_needs_a_companion_file() -> None:
 @pytest.mark.parametrize("keep", [1, 5])
 def test_sub_instances_keep_the_depots_and_the_first_customers(row: LibraryInstance, keep: int) -> None:
     full = load(row.path)
+    if row.fmt is InstanceFormat.VRPB:  # A1 lists its 5 backhauls first: see the VRPB tests below
+        with pytest.raises(ValueError, match="all backhauls"):
+            load(row.path, customers=keep)
+        return
     sub = load(row.path, customers=keep)
     assert sub.customers == full.customers[:keep]
     assert sub.depots == full.depots
@@ -239,15 +241,15 @@ def test_full_solution_does_not_fit_a_sub_instance() -> None:
         ("cvrplib/A-n32-k5.vrp", {}, 5),  # from the name
         ("cvrplib/P-n16-k8.vrp", {"customers": 5}, 5),  # k8 capped at the 5 kept customers
         ("cvrplib/P-n16-k8.vrp", {"vehicles": 3}, 3),
-        ("cvrplib/eil22.vrp", {}, 4),  # no k in the name: ceil(22500 / 6000)
+        ("cvrplib/eil22.vrp", {}, 7),  # no k, no VEHICLES: 2 * ceil(22500 / 6000) - 1 cannot bind
         ("solomon/C101.txt", {}, 25),
         ("solomon/C101.txt", {"customers": 5}, 5),
         ("mdvrp/p01", {}, 16),  # 4 per depot
         ("mdvrp/p01", {"customers": 3}, 12),  # capped at 3 per depot
         ("mdvrp/p01", {"vehicles": 1}, 4),  # per depot
-        ("sdvrp/SD1.txt", {}, 6),  # ceil(600 / 100)
+        ("sdvrp/SD1.txt", {}, 11),  # unlimited fleet: 2 * ceil(600 / 100) - 1 cannot bind
         ("vrpb/A1.txt", {}, 8),
-        ("vrpb/A1.txt", {"customers": 2}, 2),
+        ("vrpb/A1.txt", {"customers": [1, 6]}, 2),
         ("tsplib/gr24.tsp", {}, 1),
     ],
 )
@@ -532,3 +534,91 @@ def test_invalid_options_are_refused(path: str, kwargs: dict[str, int | str], me
 def test_naming_the_inferred_variant_keeps_the_published_optimum() -> None:
     assert load("cvrplib/P-n16-k8.vrp", variant="cvrp").provenance.published_optimum == 450
     assert load("cvrplib/P-n16-k8.vrp", vehicles=8).provenance.published_optimum is None
+
+
+# ---- explicit customer lists, conventions, VRPB sub-instances ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "ids", "first_coords"),
+    [
+        ("solomon/C101.txt", [3, 1, 20], (45.0, 68.0)),  # Solomon numbers customers 1..100
+        ("cvrplib/A-n32-k5.vrp", [2, 5], (96.0, 44.0)),  # CVRPLIB node numbers; node 1 is the depot
+        ("mdvrp/p01", [1, 50], (37.0, 52.0)),
+        ("tsplib/gr24.tsp", [2, 24], (0.0, 0.0)),
+    ],
+)
+def test_an_explicit_list_keeps_exactly_those_customers_in_file_order(
+    path: str, ids: list[int], first_coords: tuple[float, float]
+) -> None:
+    sub = import_library(DATA / path, customers=ids)
+    assert len(sub.instance.customers) == len(ids)
+    assert (sub.instance.customers[0].x, sub.instance.customers[0].y) == first_coords
+    kept = next(c for c in sub.conventions if c.topic == "customers")
+    assert kept.choice == ", ".join(str(i) for i in sorted(ids))
+    full = load(path)
+    positions = sorted(i - (2 if path.startswith(("cvrplib", "tsplib")) else 1) for i in ids)
+    assert sub.instance.customers == tuple(full.customers[p] for p in positions)
+    nodes = [*range(full.num_depots), *(full.num_depots + p for p in positions)]
+    assert sub.instance.distances == [[full.distances[i][j] for j in nodes] for i in nodes]
+
+
+@pytest.mark.parametrize(
+    ("ids", "message"),
+    [([0], r"no customer\(s\) \[0\]"), ([101], "run from 1 to 100"), ([4, 4], "more than once"), ([], "empty")],
+)
+def test_bad_customer_lists_are_refused(ids: list[int], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        load("solomon/C101.txt", customers=ids)  # type: ignore[arg-type]
+
+
+def test_every_convention_is_reported_with_its_reason() -> None:
+    result = import_library(DATA / "solomon/C101.txt", customers=5)
+    topics = {c.topic: c for c in result.conventions}
+    assert topics["distance"].choice == "euclidean_trunc1" and "827.3" in topics["distance"].reason
+    assert topics["fleet"].choice == "5 vehicle(s)" and "capped" in topics["fleet"].reason
+    assert topics["customers"].choice == "1, 2, 3, 4, 5"
+
+
+@pytest.mark.parametrize("distance", ["euclidean", "euclidean_trunc1", "euc_2d"])
+def test_solomon_distance_option(distance: str) -> None:
+    # C101's depot (40, 50) and customer 1 (45, 68): sqrt(25 + 324) = 18.68...
+    instance = load("solomon/C101.txt", customers=1, distance=distance)
+    assert instance.distance.kind == distance
+    exact = math.hypot(5, 18)
+    want = {"euclidean": exact, "euclidean_trunc1": 18.6, "euc_2d": 19.0}[distance]
+    assert instance.distances[0][1] == pytest.approx(want)
+
+
+def test_a_matrix_file_cannot_be_re_measured() -> None:
+    with pytest.raises(ValueError, match="cannot be re-measured"):
+        load("tsplib/gr24.tsp", distance="euclidean")
+    with pytest.raises(ValueError, match="unknown distance convention"):
+        load("solomon/C101.txt", distance="manhattan")
+
+
+def test_vrpb_sub_instance_of_backhauls_only_is_refused_and_a_mixed_one_imports() -> None:
+    with pytest.raises(ValueError, match=r"all backhauls.*add customer 6"):
+        load("vrpb/A1.txt", customers=5)
+    mixed = load("vrpb/A1.txt", customers=[1, 2, 6])
+    assert [c.backhaul for c in mixed.customers] == [True, True, False]
+
+
+def test_vrpb_backhauls_beyond_what_linehaul_routes_can_carry_are_refused() -> None:
+    # one linehaul customer means one route; A1's five backhauls (2540) exceed one load of 1550
+    with pytest.raises(ValueError, match="more routes"):
+        load("vrpb/A1.txt", customers=[1, 2, 3, 4, 5, 6])
+
+
+def test_files_without_a_fleet_get_one_that_cannot_bind_and_say_so() -> None:
+    result = import_library(DATA / "cvrplib/eil22.vrp", customers=12)
+    fleet = next(c for c in result.conventions if c.topic == "fleet")
+    demand = sum(c.demand for c in result.instance.customers)
+    capacity = result.instance.vehicles[0].capacity
+    assert capacity is not None
+    assert len(result.instance.vehicles) == min(12, 2 * math.ceil(demand / capacity) - 1)
+    assert "cannot bind" in fleet.reason
+    # an open-route override breaks the merge argument: one vehicle per customer
+    ovrp = import_library(DATA / "cvrplib/eil22.vrp", customers=12, variant="OVRP")
+    assert len(ovrp.instance.vehicles) == 12
+    assert "one vehicle per customer" in next(c for c in ovrp.conventions if c.topic == "fleet").reason
