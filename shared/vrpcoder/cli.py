@@ -114,22 +114,42 @@ def instance_import(
     file: Annotated[Path, typer.Argument(help="TSPLIB, CVRPLIB, Solomon, Cordeau, SDVRPLIB or VRPB file.")],
     output: OutputOpt = None,
     customers: Annotated[
-        int | None, typer.Option("--customers", "-k", min=1, help="Keep the depot(s) and the first K customers.")
+        str | None,
+        typer.Option(
+            "--customers",
+            "-k",
+            help="Keep the depot(s) and either the first K customers ('12') or the customers the file "
+            "numbers as listed ('3,17,42').",
+        ),
     ] = None,
     variant: Annotated[str | None, typer.Option("--variant", help="Override the inferred variant.")] = None,
     vehicles: Annotated[int | None, typer.Option("--vehicles", min=1, help="Override the fleet size.")] = None,
+    distance: Annotated[
+        str | None,
+        typer.Option(
+            "--distance",
+            help="Re-measure a coordinate file: euclidean (exact), euclidean_trunc1 (truncated to one decimal, "
+            "Solomon's default), euc_2d (rounded to an integer) or ceil_2d. Default: the library's own.",
+        ),
+    ] = None,
 ) -> None:
-    """Import a real library instance, recording the file's own distance convention."""
-    from vrpcoder.importers import import_instance
+    """Import a real library instance; the conventions applied (distance, fleet, kept customers) and
+    why are printed on stderr."""
+    from vrpcoder.importers import import_library, parse_customer_selection
     from vrpcoder.io import write_text
 
     if not file.is_file():
         fail(f"{file}: no such file")
     try:
-        instance = import_instance(file, customers=customers, variant=variant, vehicles=vehicles)
+        selection = parse_customer_selection(customers)
+        result = import_library(file, customers=selection, variant=variant, vehicles=vehicles, distance=distance)
     except ValueError as exc:
         fail(str(exc))
-    write_text(instance.model_dump_json(indent=2), output)
+    for convention in result.conventions:
+        err_console.print(f"[bold]{convention.topic}:[/] {convention.choice} [dim]({convention.reason})[/]", highlight=False)
+    for warning in result.warnings:
+        err_console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    write_text(result.instance.model_dump_json(indent=2), output)
 
 
 @gold_app.command("render")

@@ -202,6 +202,18 @@ def import_library(
     return ImportResult(instance, (distance_note, fleet_note, kept), warnings)
 
 
+def parse_customer_selection(text: str | None) -> CustomerSelection:
+    """The command line's ``--customers``: ``12`` keeps the first 12, ``3,17,42`` those ids."""
+    if text is None:
+        return None
+    parts = [part.strip() for part in text.replace(" ", ",").split(",") if part.strip()]
+    if not parts or not all(part.isdigit() for part in parts):
+        raise ValueError(f"--customers takes a count (12) or a list of customer ids (3,17,42), not {text!r}")
+    if len(parts) == 1 and "," not in text:
+        return int(parts[0])
+    return [int(part) for part in parts]
+
+
 def select_customers(library: LibraryFile, customers: CustomerSelection) -> tuple[int, ...]:
     """Positions (0-based, file order) of the kept customers."""
     n_total = len(library.customers)

@@ -8,6 +8,8 @@ formula, a transposed triangular matrix or unrounded EUC_2D distances all miss t
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -622,3 +624,25 @@ def test_files_without_a_fleet_get_one_that_cannot_bind_and_say_so() -> None:
     ovrp = import_library(DATA / "cvrplib/eil22.vrp", customers=12, variant="OVRP")
     assert len(ovrp.instance.vehicles) == 12
     assert "one vehicle per customer" in next(c for c in ovrp.conventions if c.topic == "fleet").reason
+
+
+def test_instance_import_prints_its_conventions_on_stderr_and_json_alone_on_stdout() -> None:
+    cli = [sys.executable, "-c", "from vrpcoder.cli import main; main()"]
+    done = subprocess.run(
+        [*cli, "instance", "import", str(DATA / "vrpb/A1.txt"), "--customers", "1,2,6"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    instance = Instance.model_validate_json(done.stdout)
+    assert len(instance.customers) == 3
+    for topic in ("distance:", "fleet:", "customers: 1, 2, 6"):
+        assert topic in done.stderr
+    refused = subprocess.run(
+        [*cli, "instance", "import", str(DATA / "vrpb/A1.txt"), "--customers", "5"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert refused.returncode == 2 and "all backhauls" in refused.stderr and not refused.stdout
