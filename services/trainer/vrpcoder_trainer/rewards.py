@@ -1,0 +1,143 @@
+"""The verifier's reward as GRPO sees it: one batch request per group, every component logged.
+
+``GroupedVerifierReward`` wraps the light client's ``make_verifier_reward`` (which sends one batch
+per call) and calls it once per group of ``num_generations`` consecutive completions (TRL lays a
+generation batch out prompt by prompt, each repeated G times), so a group's verdicts arrive
+together and a slow group does not hold back the rest's bookkeeping.
+
+Transient infrastructure failures come back from the client as ``None`` (never 0) and are counted
+here. What TRL 1.16 does with them (checked in tests/trainer/test_rewards.py): a completion whose
+every reward is None is "unscorable"; its reward is NaN, the group mean and std skip it, its
+advantage is set to 0. A group that is *all* None gets NaN statistics, and every advantage in it
+is then set to 0 by ``nan_to_num``: no gradient from the policy term, only the KL term. Because a
+later TRL could change that, ``VerifierGRPOTrainer`` (grpo.py) also refuses to let a non-finite
+advantage through (``guard_advantages``) and counts any it had to clear.
+
+Per completion, the verdict's parts are kept (build, DIFF, share of probes passed, the dual pass,
+and each probe's constraint family), and ``drain`` hands their means to the training logs.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from vrpcoder_client.reward import RewardFunc, RewardStats, extract_code, make_verifier_reward
+from vrpcoder_client.schemas import VerifyOptions, VerifyResult
+
+REWARD_NAME = "verifier_reward"
+
+
+@dataclass
+class ComponentLog:
+    """Verdict parts of the completions scored since the last ``drain``."""
+
+    build: list[float] = field(default_factory=list)
+    diff: list[float] = field(default_factory=list)
+    inj_fraction: list[float] = field(default_factory=list)
+    dual_pass: list[float] = field(default_factory=list)
+    family_passed: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    no_code: int = 0
+    none: int = 0
+
+    def add(self, result: VerifyResult | None) -> None:
+        """A completion's result; None (no code sent, or the service unreachable) has no parts to log."""
+        verdict = None if result is None else result.verdict
+        if verdict is None or verdict.reward is None:
+            return
+        self.build.append(float(verdict.build))
+        self.diff.append(float(verdict.diff))
+        self.inj_fraction.append(verdict.inj_fraction)
+        self.dual_pass.append(float(verdict.passed))
+        for probe in verdict.probes:
+            if probe.judged:
+                self.family_passed[str(probe.family.value) if probe.family else "feasible"].append(float(probe.passed))
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
+
+
+@dataclass
+class RewardTotals:
+    """Counts over the whole run (the per-step logs hold means)."""
+
+    completions: int = 0
+    none: int = 0
+    no_code: int = 0
+    all_none_groups: int = 0
+    groups: int = 0
+
+
+class GroupedVerifierReward:
+    """A TRL reward function: the verifier's reward, one batch request per group of G completions."""
+
+    def __init__(self, client: Any, options: VerifyOptions, group_size: int, *, check: bool = True) -> None:
+        self.group_size = group_size
+        self.__name__ = REWARD_NAME
+        self._lock = threading.Lock()
+        self._log = ComponentLog()
+        self.totals = RewardTotals()
+        self._inner: RewardFunc = make_verifier_reward(client, options, check=check, on_results=self._record)
+
+    @property
+    def stats(self) -> RewardStats:
+        """The client's own counts (calls, scored, None by reason)."""
+        return self._inner.stats
+
+    def _record(self, results: Sequence[VerifyResult | None]) -> None:
+        with self._lock:
+            for result in results:
+                self._log.add(result)
+
+    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], **columns: Any) -> list[float | None]:
+        rewards: list[float | None] = []
+        size = self.group_size if len(completions) % self.group_size == 0 else len(completions)
+        for start in range(0, len(completions), size):
+            window = slice(start, start + size)
+            group_columns = {k: (v[window] if isinstance(v, list) and len(v) == len(completions) else v) for k, v in columns.items()}
+            group = self._inner(prompts[window], completions[window], **group_columns)
+            no_code = sum(extract_code(c) is None for c in completions[window])
+            with self._lock:
+                self._log.none += sum(r is None for r in group)
+                self._log.no_code += no_code
+                self.totals.groups += 1
+                self.totals.completions += len(group)
+                self.totals.none += sum(r is None for r in group)
+                self.totals.all_none_groups += all(r is None for r in group)
+            rewards.extend(group)
+        return rewards
+
+    def drain(self) -> dict[str, float]:
+        """Means of the verdict parts since the last drain, and the run's None counts, for the logs."""
+        with self._lock:
+            log, self._log = self._log, ComponentLog()
+            totals = RewardTotals(**vars(self.totals))
+        metrics = {
+            "verifier/build": _mean(log.build),
+            "verifier/diff": _mean(log.diff),
+            "verifier/inj_fraction": _mean(log.inj_fraction),
+            "verifier/dual_pass": _mean(log.dual_pass),
+            "verifier/none_this_step": float(log.none),
+            "verifier/none_total": float(totals.none),
+            "verifier/all_none_groups_total": float(totals.all_none_groups),
+            "verifier/no_code_this_step": float(log.no_code),
+        }
+        for family, passed in sorted(log.family_passed.items()):
+            metrics[f"verifier/family/{family}/pass_rate"] = _mean(passed)
+        return metrics
+
+
+def guard_advantages(advantages: Any) -> tuple[Any, int]:
+    """Zero every non-finite advantage (an all-None group's NaN must never reach the loss); returns the count."""
+    import torch
+
+    bad = ~torch.isfinite(advantages)
+    count = int(bad.sum().item())
+    if count:
+        advantages = advantages.masked_fill(bad, 0.0)
+    return advantages, count

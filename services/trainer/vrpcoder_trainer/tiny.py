@@ -1,0 +1,102 @@
+"""A tiny causal LM built and saved locally, for tests and the CPU demo.
+
+No machine of this project reaches a model hub, so the training code is exercised on a model made
+here: a small LLaMA-architecture model (random initialisation) and a byte-level BPE tokenizer trained with
+``tokenizers`` on the texts the model will see (gold scripts, statements, the system prompt). The
+saved directory has the layout of any hub checkpoint, so it goes through exactly the loading code a
+real model does (``vrpcoder_trainer.models``).
+
+(A LLaMA config rather than Qwen2: transformers 5 rebuilds a Qwen2 checkpoint's tokenizer with
+Qwen's own pre-tokenizer, whereas a LLaMA checkpoint keeps the tokenizer saved with it.)
+
+The tokenizer's pre-tokenizer does not split on spaces: BPE merges may then span whole lines of the
+gold scripts, so a 10,000-character script becomes a few hundred tokens and a CPU can generate it
+in seconds. That is a property of the tiny corpus, not something a real model needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+IM_START = "<|im_start|>"
+IM_END = "<|im_end|>"
+PAD = "<|endoftext|>"
+
+CHAT_TEMPLATE = (
+    "{% for message in messages %}"
+    "{{ '<|im_start|>' + message['role'] + '\n' }}"
+    "{% if message['role'] == 'assistant' %}{% generation %}{{ message['content'] + '<|im_end|>' }}{% endgeneration %}"
+    "{% else %}{{ message['content'] + '<|im_end|>' }}{% endif %}"
+    "{{ '\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+"""ChatML, as Qwen models use it, with the assistant's reply marked for assistant-only masks."""
+
+
+@dataclass(frozen=True)
+class TinyModelSpec:
+    """Shape of the tiny model; the defaults train a step in well under a second on one core."""
+
+    vocab_size: int = 2048
+    hidden_size: int = 64
+    intermediate_size: int = 128
+    num_hidden_layers: int = 2
+    num_attention_heads: int = 4
+    num_key_value_heads: int = 2
+    max_position_embeddings: int = 4096
+    seed: int = 0
+
+
+def train_tokenizer(corpus: Iterable[str], vocab_size: int):  # type: ignore[no-untyped-def]
+    """A byte-level BPE tokenizer with ChatML special tokens, trained on ``corpus``."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=[PAD, IM_START, IM_END],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tokenizer.train_from_iterator(list(corpus), trainer=trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer, bos_token=None, eos_token=IM_END, pad_token=PAD, unk_token=None
+    )
+    fast.chat_template = CHAT_TEMPLATE
+    return fast
+
+
+def build_tiny_model(output_dir: Path | str, corpus: Iterable[str], spec: TinyModelSpec = TinyModelSpec()) -> Path:
+    """Train a tokenizer on ``corpus``, initialise a tiny LLaMA for it, save both to ``output_dir``."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer = train_tokenizer(corpus, spec.vocab_size)
+    torch.manual_seed(spec.seed)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=spec.hidden_size,
+        intermediate_size=spec.intermediate_size,
+        num_hidden_layers=spec.num_hidden_layers,
+        num_attention_heads=spec.num_attention_heads,
+        num_key_value_heads=spec.num_key_value_heads,
+        max_position_embeddings=spec.max_position_embeddings,
+        tie_word_embeddings=True,
+        bos_token_id=None,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    model = LlamaForCausalLM(config)
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return out
