@@ -1,0 +1,139 @@
+"""`vrpcoder synth ...`: run the synthesis pipeline, and read the counts of a finished run.
+
+Registered through the ``vrpcoder.cli`` entry-point group (see ``pyproject.toml``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from vrpcoder_synth.config import SynthConfig, load_config
+from vrpcoder_synth.dataset import stats as dataset_stats
+from vrpcoder_synth.pipeline import RunReport, run
+from vrpcoder_synth.components import build_components
+
+app = typer.Typer(
+    name="synth",
+    help="The synthesis pipeline: statements, regenerated code and dual-verified rejection sampling.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def _config(path: Path | None, verifier: str | None, url: str | None) -> SynthConfig:
+    try:
+        config = load_config(path)
+    except FileNotFoundError:
+        raise _fail(f"config file {path} does not exist") from None
+    except (ValidationError, ValueError) as exc:
+        raise _fail(f"invalid config {path}: {exc}") from None
+    updates = {}
+    if verifier is not None:
+        updates["backend"] = verifier
+    if url is not None:
+        updates["url"] = url
+    if updates:
+        try:
+            new = config.verifier.model_validate({**config.verifier.model_dump(), **updates})
+        except ValidationError as exc:
+            raise _fail(str(exc)) from None
+        config = config.model_copy(update={"verifier": new})
+    return config
+
+
+def _summary(report: RunReport) -> dict[str, object]:
+    return {
+        "out": str(report.out),
+        "samples": report.samples,
+        "items": len(report.records),
+        "computed_now": report.computed,
+        "outcomes": dict(sorted(report.counts().items())),
+        "seconds": {k: round(v, 3) for k, v in sorted(report.clock.seconds.items())},
+    }
+
+
+@app.command("run")
+def run_command(
+    config_file: Annotated[
+        Path | None, typer.Option("--config", "-c", help="TOML or JSON run config (default: the embedded offline run).")
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (the dataset; resumable).")] = Path("synth-out"),
+    verifier: Annotated[
+        str | None, typer.Option(help="Override the verifier backend: 'inprocess' or 'service'.")
+    ] = None,
+    url: Annotated[str | None, typer.Option(help="Verifier service URL (with --verifier service).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary only.")] = False,
+) -> None:
+    """Run (or resume) a synthesis into OUT; finished work items are never redone."""
+    config = _config(config_file, verifier, url)
+    try:
+        components = build_components(config, out, token=os.environ.get(config.verifier.token_env))
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err_console, disable=as_json, transient=False) as bars:
+        grid = config.grid
+        points = len(grid.variant_names()) * len(grid.profiles) * len(grid.seeds)
+        stage1 = bars.add_task("stage 1: samples", total=points)
+        items = bars.add_task("stages 2-4: items", total=None)
+
+        def progress(stage: str, advance: int) -> None:
+            if stage == "samples":
+                bars.advance(stage1, advance)
+            elif stage == "items_total":
+                bars.update(items, total=advance)
+            else:
+                bars.advance(items, advance)
+
+        try:
+            report = run(
+                config, out, writer=components.writer, coder=components.coder, backend=components.backend,
+                fingerprint=components.fingerprint, progress=progress,
+            )
+        finally:
+            components.close()
+    summary = _summary(report)
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    typer.echo((out / "README.md").read_text())
+    console.print(summary, highlight=False)
+
+
+@app.command("stats")
+def stats_command(
+    directory: Annotated[Path, typer.Argument(help="A folder written by `vrpcoder synth run`.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON only.")] = False,
+) -> None:
+    """Counts of a synthesis output: records per config, outcomes, discard reasons, per variant."""
+    try:
+        figures = dataset_stats(directory)
+    except FileNotFoundError as exc:
+        raise _fail(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(figures))
+        return
+    table = Table(title=f"synthesis output {directory}")
+    for column in ("variant", "accepted", "reserved", "discarded"):
+        table.add_column(column)
+    for variant, counts in figures["per_variant"].items():
+        table.add_row(variant, *(str(counts.get(k, 0)) for k in ("accepted", "reserved", "discarded")))
+    console.print(table)
+    console.print({k: v for k, v in figures.items() if k != "per_variant"}, highlight=False)

@@ -1,0 +1,97 @@
+"""What a synthesis run does, read from a TOML or JSON file (every field has a default).
+
+The defaults are the embedded offline run: all 18 training variants at two small profiles and
+one seed, every path, the offline teacher and coder, in-process verification. A held-out variant
+named in the grid is refused outright: synthesis must never see one.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from vrpcoder.variants import get_variant, train_variants
+
+PathName = Literal["scenario", "condensed", "strict", "index"]
+
+
+class GridConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    variants: tuple[str, ...] = ()
+    """Empty: every training variant of the registry."""
+    profiles: tuple[int, ...] = (1, 3)
+    seeds: tuple[int, ...] = (0,)
+    customers: int | None = Field(default=6, ge=2)
+    """Customers per instance (None: the profile's own count)."""
+    kinds: Literal["all", "base"] = "all"
+    """``all``: the base sample and every attacked copy; ``base``: the base sample only."""
+
+    @field_validator("variants")
+    @classmethod
+    def _training_only(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        names = tuple(get_variant(v).name for v in value)
+        held_out = [n for n in names if not get_variant(n).train]
+        if held_out:
+            raise ValueError(f"held-out variants never enter synthesis: {', '.join(held_out)}")
+        return names
+
+    def variant_names(self) -> tuple[str, ...]:
+        return self.variants or tuple(v.name for v in train_variants())
+
+
+class TeacherConfig(BaseModel):
+    """``offline``: the embedded template writer and formulation coder; ``openai``: any
+    OpenAI-compatible chat endpoint (statements and code)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["offline", "openai"] = "offline"
+    base_url: str = "http://127.0.0.1:8000/v1"
+    model: str = "teacher"
+    api_key_env: str = "VRPCODER_TEACHER_API_KEY"
+    temperature: float = Field(default=0.2, ge=0.0)
+    max_tokens: int = Field(default=4096, gt=0)
+    concurrency: int = Field(default=4, ge=1)
+    retries: int = Field(default=5, ge=0)
+    timeout: float = Field(default=120.0, gt=0.0)
+    token_budget: int | None = Field(default=None, gt=0)
+    """Tokens (prompt + completion) one run may spend; None: no limit."""
+    critic_rounds: int = Field(default=2, ge=0)
+
+
+class VerifierConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    backend: Literal["inprocess", "service"] = "inprocess"
+    url: str = "http://127.0.0.1:8000"
+    token_env: str = "VRPCODER_VERIFIER_TOKEN"
+    time_limit: float = Field(default=60.0, gt=0.0)
+    batch_size: int = Field(default=16, ge=1)
+
+
+class SynthConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    grid: GridConfig = GridConfig()
+    paths: tuple[PathName, ...] = ("scenario", "condensed", "strict", "index")
+    """``index`` gives each sample the one id scheme its (variant, seed, profile) selects."""
+    mutants: bool = True
+    """Also send constraint-dropping mutants of the offline formulations through Stage 4, so the
+    reserved set (DIFF passes, INJ fails) is exercised; only for the offline coder."""
+    teacher: TeacherConfig = TeacherConfig()
+    verifier: VerifierConfig = VerifierConfig()
+    gold_time_limit: float = Field(default=60.0, gt=0.0)
+
+
+def load_config(path: Path | None) -> SynthConfig:
+    """The config in ``path`` (.toml or .json), or the embedded default."""
+    if path is None:
+        return SynthConfig()
+    text = path.read_text()
+    data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    return SynthConfig.model_validate(data)

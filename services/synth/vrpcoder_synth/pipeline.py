@@ -1,0 +1,339 @@
+"""The synthesis run: Stage 1 samples -> Stage 2 statements -> Stage 3 code -> Stage 4 verdicts.
+
+Every unit of work is content-addressed: a grid point's samples are stored under a digest of
+(variant, profile, seed, customers, gold time limit), and a work item's record under a digest of
+everything that decides its result (the exact sample JSON, the path, the mutant, the teacher and
+coder, the code prompt's version, the verifier's options). A record is written atomically the
+moment its verdict is known, so a run that is killed and started again redoes nothing already
+done and never calls the teacher again for a finished item (the teacher's own response cache
+covers items cut off half-way). The dataset files are rebuilt from the records alone, sorted, with
+no timings or dates in them, so an interrupted-and-resumed run writes the same bytes as an
+uninterrupted one.
+
+Stage 4's rule (SPEC section 2): no build -> discard; DIFF and INJ pass -> accept; DIFF passes and
+INJ fails -> reserved (the no-injection ablation's extra data); DIFF fails -> discard. A mutant of
+the offline coder (a formulation with one constraint block removed) is never accepted: should the
+verifier miss its omission it is discarded as ``mutant_undetected``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from vrpcoder.samples import Sample, build_samples
+from vrpcoder.sampling import sample_instance
+from vrpcoder.variants import get_variant
+from vrpcoder.verification import Verdict
+from vrpcoder_client.prompts import code_prompt_version
+
+from vrpcoder_synth import __version__
+from vrpcoder_synth.config import SynthConfig
+from vrpcoder_synth.dataset import write_dataset
+from vrpcoder_synth.formulations import pick
+from vrpcoder_synth.regenerate import Coder, OfflineCoder, Regenerated
+from vrpcoder_synth.statements import StatementPath, index_path_for
+from vrpcoder_synth.verifiers import Answer, Backend
+from vrpcoder_synth.writers import StatementWriter, Written
+
+WORK_DIR = ".work"
+
+
+class Outcome(StrEnum):
+    ACCEPTED = "accepted"
+    RESERVED = "reserved"
+    DISCARDED = "discarded"
+
+
+def digest(*parts: object) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def verdict_summary(verdict: Verdict) -> dict[str, object]:
+    """What a record keeps of a verdict: everything but timings (they differ between runs)."""
+    return {
+        "build": verdict.build,
+        "status": verdict.status,
+        "objective": verdict.objective,
+        "reference_objective": verdict.reference_objective,
+        "diff": verdict.diff,
+        "passed": verdict.passed,
+        "reward": verdict.reward,
+        "probes": [
+            {"name": p.name, "family": p.family, "label": p.label, "verdict": p.verdict, "passed": p.passed}
+            for p in verdict.probes
+        ],
+        "error": None if verdict.error is None else {"kind": verdict.error.kind, "detail": verdict.error.detail},
+        "routing_variable": verdict.routing_variable,
+    }
+
+
+class ItemRecord(BaseModel):
+    """The fate of one work item (one statement path of one sample, or one mutant)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    id: str
+    variant: str
+    kind: str
+    profile: int | None
+    seed: int | None
+    path: str
+    mutant: str | None = None
+    sample_id: str
+    """The verifier's content id of the sample stored for this statement."""
+    statement: str | None = None
+    node_id_map: dict[str, str] | None = None
+    coder: str | None = None
+    code: str | None = None
+    outcome: Outcome
+    reason: str
+    """Why it was discarded (``accepted`` / ``reserved`` otherwise)."""
+    verdict: dict[str, object] | None = None
+
+
+def decide(verdict: Answer | None, *, mutant: bool) -> tuple[Outcome, str]:
+    """Stage 4's rule on one answer."""
+    if verdict is None:
+        return Outcome.DISCARDED, "no_code"
+    if isinstance(verdict, str):
+        return Outcome.DISCARDED, "verifier_unavailable"
+    if not verdict.build:
+        return Outcome.DISCARDED, "build_failed"
+    if verdict.reward is None:
+        return Outcome.DISCARDED, "verifier_infrastructure"
+    if not verdict.diff:
+        return Outcome.DISCARDED, "diff_failed"
+    if verdict.passed:
+        return (Outcome.DISCARDED, "mutant_undetected") if mutant else (Outcome.ACCEPTED, "accepted")
+    return Outcome.RESERVED, "reserved"
+
+
+# ---- stage 1 ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSample:
+    """A sample and its exact JSON text (the text is what the verifier's content id is taken of)."""
+
+    sample: Sample
+    text: str
+
+    @classmethod
+    def of(cls, sample: Sample) -> StoredSample:
+        return cls(sample, sample.model_dump_json())
+
+    @property
+    def sample_id(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def grid_samples(out: Path, variant: str, profile: int, seed: int, config: SynthConfig) -> list[StoredSample]:
+    """Stage 1 for one grid point, cached under its content key."""
+    spec = get_variant(variant)
+    if not spec.train:
+        raise ValueError(f"{spec.name} is held out: it never enters synthesis")
+    grid = config.grid
+    key = digest("stage1", spec.name, profile, seed, grid.customers, config.gold_time_limit)
+    cache = out / WORK_DIR / "stage1" / f"{key}.json"
+    if cache.exists():
+        texts = json.loads(cache.read_text())
+    else:
+        instance = sample_instance(spec.name, profile, seed, customers=grid.customers)
+        report = build_samples(instance, seed=seed, time_limit=config.gold_time_limit)
+        texts = [s.model_dump_json() for s in report.samples]
+        _write_atomic(cache, json.dumps(texts))
+    stored = [StoredSample(Sample.model_validate_json(t), t) for t in texts]
+    return stored if grid.kinds == "all" else [s for s in stored if s.sample.kind == "base"]
+
+
+# ---- work items ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WorkItem:
+    key: str
+    base: StoredSample
+    path: StatementPath
+    mutant: str | None = None
+    pick_key: str | None = None
+    """For a mutant: the key its formulation was picked by (the scenario item's)."""
+
+
+def plan_items(samples: Sequence[StoredSample], config: SynthConfig, fingerprint: str) -> list[WorkItem]:
+    """Every (sample, path) item and, with the offline coder, the mutants of each base sample."""
+    items: list[WorkItem] = []
+    for stored in samples:
+        s = stored.sample
+        paths: list[StatementPath] = []
+        for name in config.paths:
+            paths.append(index_path_for(s.variant, s.seed, s.profile) if name == "index" else StatementPath(name))
+        for path in paths:
+            items.append(WorkItem(digest("item", stored.sample_id, path, None, fingerprint), stored, path))
+        if config.mutants and config.teacher.kind == "offline" and s.kind == "base":
+            scenario_key = digest("item", stored.sample_id, StatementPath.SCENARIO, None, fingerprint)
+            formulation = pick(s.variant, scenario_key)
+            for omit in formulation.omissions:
+                if formulation.omission_family(omit) is None:
+                    continue
+                key = digest("item", stored.sample_id, StatementPath.SCENARIO, omit, fingerprint)
+                items.append(WorkItem(key, stored, StatementPath.SCENARIO, omit, scenario_key))
+    return items
+
+
+@dataclass
+class StageClock:
+    """Seconds spent per stage in this process (reported, never written into the dataset)."""
+
+    seconds: Counter[str] = field(default_factory=Counter)
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] += time.perf_counter() - started
+
+
+@dataclass
+class RunReport:
+    out: Path
+    records: list[ItemRecord]
+    computed: int
+    """Items worked out by this run (the rest came from earlier runs' records)."""
+    clock: StageClock
+    samples: int
+
+    def counts(self) -> Counter[str]:
+        return Counter(r.outcome.value for r in self.records)
+
+
+def _record_id(item: WorkItem) -> str:
+    s = item.base.sample
+    name = f"{s.id}-{item.path.value.replace(':', '-')}"
+    if item.mutant:
+        name += f"-omit-{item.mutant}"
+    return f"{name}-{item.key[:8]}"
+
+
+def _prepare(item: WorkItem, writer: StatementWriter, coder: Coder, clock: StageClock) -> tuple[ItemRecord | None, Written, Regenerated | None, StoredSample]:
+    """Stages 2 and 3 of one item; a record when it already ends here (discarded)."""
+    s = item.base.sample
+    with clock.stage("statement"):
+        written = writer.write(s, item.path)
+    stored = item.base
+    if written.statement is not None and written.statement.node_id_map is not None:
+        stored = StoredSample.of(s.model_copy(update={"node_id_map": written.statement.node_id_map}))
+    common = dict(
+        key=item.key, id=_record_id(item), variant=s.variant, kind=s.kind, profile=s.profile, seed=s.seed,
+        path=item.path.value, mutant=item.mutant, sample_id=stored.sample_id,
+    )
+    if written.statement is None:
+        return ItemRecord(**common, outcome=Outcome.DISCARDED, reason=f"fidelity:{written.reason}"), written, None, stored
+    statement = written.statement
+    active = OfflineCoder(omit=item.mutant, pick_key=item.pick_key) if item.mutant else coder
+    with clock.stage("code"):
+        regen = active.regenerate(stored.sample, statement, item.key)
+    if regen.code is None:
+        record = ItemRecord(
+            **common, statement=statement.text, node_id_map=statement.node_id_map, coder=regen.coder,
+            outcome=Outcome.DISCARDED, reason="no_code",
+        )
+        return record, written, regen, stored
+    return None, written, regen, stored
+
+
+def run(
+    config: SynthConfig,
+    out: Path,
+    *,
+    writer: StatementWriter,
+    coder: Coder,
+    backend: Backend,
+    fingerprint: str,
+    progress: Callable[[str, int], None] | None = None,
+    stop_after: int | None = None,
+) -> RunReport:
+    """Run (or resume) the pipeline into ``out`` and write the dataset.
+
+    ``progress(stage, advance)`` is called as work completes (the CLI drives its bars with it);
+    ``stop_after`` ends the run after that many newly computed items without writing the dataset
+    (what a killed run looks like; tests use it).
+    """
+    clock = StageClock()
+    fingerprint = digest(fingerprint, code_prompt_version(), __version__, config.verifier.time_limit)
+    samples: list[StoredSample] = []
+    with clock.stage("samples"):
+        for variant in config.grid.variant_names():
+            for profile in config.grid.profiles:
+                for seed in config.grid.seeds:
+                    samples.extend(grid_samples(out, variant, profile, seed, config))
+                    if progress:
+                        progress("samples", 1)
+    items = plan_items(samples, config, fingerprint)
+    records_dir = out / WORK_DIR / "items"
+    records: dict[str, ItemRecord] = {}
+    todo: list[WorkItem] = []
+    for item in items:
+        path = records_dir / f"{item.key}.json"
+        if path.exists():
+            records[item.key] = ItemRecord.model_validate_json(path.read_text())
+        else:
+            todo.append(item)
+    if progress:
+        progress("items_total", len(items))
+        progress("items", len(items) - len(todo))
+    computed = 0
+    batch = config.verifier.batch_size
+    for start in range(0, len(todo), batch):
+        chunk = todo[start : start + batch]
+        if stop_after is not None and computed >= stop_after:
+            return RunReport(out, sorted(records.values(), key=lambda r: r.id), computed, clock, len(samples))
+        prepared = [(item, *_prepare(item, writer, coder, clock)) for item in chunk]
+        jobs = [(regen.code, stored.sample) for _, rec, _, regen, stored in prepared if rec is None and regen and regen.code]
+        with clock.stage("verify"):
+            answers = iter(backend.verify_many(jobs))
+        for item, rec, written, regen, stored in prepared:
+            if rec is None:
+                assert regen is not None and written.statement is not None
+                answer = next(answers)
+                outcome, reason = decide(answer, mutant=item.mutant is not None)
+                s = item.base.sample
+                rec = ItemRecord(
+                    key=item.key, id=_record_id(item), variant=s.variant, kind=s.kind, profile=s.profile, seed=s.seed,
+                    path=item.path.value, mutant=item.mutant, sample_id=stored.sample_id,
+                    statement=written.statement.text, node_id_map=written.statement.node_id_map, coder=regen.coder,
+                    code=regen.code, outcome=outcome, reason=reason,
+                    verdict=None if isinstance(answer, str) else verdict_summary(answer),
+                )
+            if rec.outcome is Outcome.DISCARDED and rec.reason in ("verifier_unavailable",):
+                continue  # not a decision about the item: a re-run asks again
+            _write_atomic(records_dir / f"{item.key}.json", rec.model_dump_json())
+            _write_atomic(out / WORK_DIR / "samples" / f"{stored.sample_id}.json", stored.text)
+            records[item.key] = rec
+            computed += 1
+            if progress:
+                progress("items", 1)
+    ordered = sorted(records.values(), key=lambda r: r.id)
+    write_dataset(out, ordered)
+    return RunReport(out, ordered, computed, clock, len(samples))
+
