@@ -37,6 +37,29 @@ RedisOpt = Annotated[
 ]
 
 
+LogLevelOpt = Annotated[
+    str | None,
+    typer.Option(help="Log level: DEBUG, INFO, WARNING, ERROR (default: $VRPCODER_VERIFIER_LOG_LEVEL or INFO)."),
+]
+LogJsonOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--log-json/--log-text",
+        help="Log lines as JSON objects or as key=value text (default: $VRPCODER_VERIFIER_LOG_JSON or text).",
+    ),
+]
+
+
+def _configure_logging(settings: Settings) -> None:
+    from vrpcoder_verifier.logs import configure_logging
+
+    try:
+        configure_logging(settings.log_level, settings.log_json)
+    except ValueError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+
+
 def _settings(**overrides: object) -> Settings:
     try:
         return Settings(**{k: v for k, v in overrides.items() if v is not None})  # type: ignore[arg-type]
@@ -54,11 +77,18 @@ def api(
     anonymous: Annotated[
         bool, typer.Option("--anonymous", help="Serve /v1 without bearer tokens (local development only).")
     ] = False,
-    access_log: Annotated[bool, typer.Option(help="Log every request.")] = False,
+    access_log: Annotated[
+        bool | None,
+        typer.Option(
+            "--access-log/--no-access-log",
+            help="One line per request: method, path, status, ms (default: $VRPCODER_VERIFIER_ACCESS_LOG or on).",
+        ),
+    ] = None,
     graceful_seconds: Annotated[
         float, typer.Option(min=0.0, help="On SIGTERM, how long in-flight requests may finish before they are cut.")
     ] = 5.0,
-    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    log_level: LogLevelOpt = None,
+    log_json: LogJsonOpt = None,
     workers: Annotated[
         int,
         typer.Option(
@@ -75,8 +105,10 @@ def api(
     from vrpcoder_verifier.api import create_app
 
     settings = _settings(
-        redis_url=redis_url, executor="in-process" if no_sandbox else None, allow_anonymous=anonymous or None
+        redis_url=redis_url, executor="in-process" if no_sandbox else None, allow_anonymous=anonymous or None,
+        log_level=log_level, log_json=log_json, access_log=access_log,
     )
+    _configure_logging(settings)
     try:
         application = create_app(settings)
     except ValueError as exc:
@@ -95,8 +127,9 @@ def api(
         workers=workers,
         host=host,
         port=port,
-        log_level=log_level,
-        access_log=access_log,
+        log_config=None,  # our handlers (configured above) carry uvicorn's lines too, in the same format
+        log_level=settings.log_level.lower(),
+        access_log=False,  # the app writes its own access line, with the latency uvicorn's lacks
         timeout_graceful_shutdown=int(graceful_seconds),
     )
 
@@ -107,16 +140,22 @@ def worker(
     redis_url: RedisOpt = None,
     no_sandbox: NoSandboxOpt = False,
     burst: Annotated[bool, typer.Option(help="Quit once the queue is empty.")] = False,
-    log_level: Annotated[
-        str, typer.Option(help="rq log level (INFO logs a line per job, which a busy worker pays for).")
-    ] = "WARNING",
+    log_level: LogLevelOpt = None,
+    log_json: LogJsonOpt = None,
 ) -> None:
     """Take verification jobs from Redis and run each through the sandbox executor (run N of these)."""
+    import logging
+
     from vrpcoder_verifier.worker import NoSandboxError, run_worker
 
-    settings = _settings(redis_url=redis_url, executor="in-process" if no_sandbox else None)
+    settings = _settings(
+        redis_url=redis_url, executor="in-process" if no_sandbox else None, log_level=log_level, log_json=log_json
+    )
+    _configure_logging(settings)
+    # rq's own lines per job repeat what the worker's one line per job says; they show at DEBUG only
+    rq_level = "DEBUG" if logging.getLogger("vrpcoder_verifier").isEnabledFor(logging.DEBUG) else "WARNING"
     try:
-        run_worker(settings, name=name, burst=burst, log_level=log_level.upper())
+        run_worker(settings, name=name, burst=burst, log_level=rq_level)
     except NoSandboxError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(2) from None

@@ -86,6 +86,8 @@ class Settings(BaseSettings):
     """Level of the API's and workers' log lines (DEBUG, INFO, WARNING, ERROR), see ``logs.py``."""
     log_json: bool = False
     """Write log lines as one JSON object each (for a log collector) instead of ``key=value`` text."""
+    access_log: bool = True
+    """The API writes one line per request (method, path, status, milliseconds; never a body or header)."""
     public_worker_details: bool = False
     """Show worker names and versions on /readyz and /metrics without a bearer token. Off by default:
     they tell a stranger which build runs where; with a valid token they are always shown."""

@@ -3,6 +3,10 @@
 ``create_app(settings)`` builds everything from one Settings object (no module-level globals), so
 tests and the CLI can run apps with different limits side by side. Redis being down is the one
 infrastructure fault a client should simply retry: it maps to 503 everywhere.
+
+The interactive docs at /docs load Swagger UI's script and style from the installed
+``swagger_ui_bundle`` package, never from a CDN: a cluster without internet access would otherwise
+show a blank page. ReDoc (which has no offline bundle on PyPI) is not served.
 """
 
 from __future__ import annotations
@@ -13,18 +17,24 @@ from collections.abc import AsyncIterator
 
 import redis
 import redis.asyncio as aioredis
+import swagger_ui_bundle
 from fastapi import FastAPI, Request, status
-from fastapi.responses import JSONResponse
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from vrpcoder_verifier import __version__
-from vrpcoder_verifier.api.core.limits import BodySizeLimit
+from vrpcoder_verifier.api.core.access_log import AccessLog
+from vrpcoder_verifier.api.core.limits import BodySizeLimit, validation_error
 from vrpcoder_verifier.api.core.metrics import Metrics
 from vrpcoder_verifier.api.routes import api_router, health
 from vrpcoder_verifier.api.service import LimitExceeded, UnknownSample, VerifierService
 from vrpcoder_verifier.health import LicenceKind, probe_licence, sandbox_report
+from vrpcoder_verifier.logs import configure_logging
 from vrpcoder_verifier.queue import make_queue
 from vrpcoder_verifier.settings import Settings
 
@@ -53,9 +63,31 @@ async def _probe_licence(service: VerifierService) -> None:
     service.licence = await asyncio.to_thread(probe_licence)
 
 
+DOCS_ASSETS = "/docs/assets"
+"""Where Swagger UI's files are served from (the ``swagger_ui_bundle`` package's folder)."""
+
+
 def create_app_from_env() -> FastAPI:
     """The app of one of several uvicorn worker processes (``--workers``), configured from the environment."""
-    return create_app(Settings())
+    settings = Settings()
+    configure_logging(settings.log_level, settings.log_json)
+    return create_app(settings)
+
+
+def _serve_docs(app: FastAPI) -> None:
+    """Swagger UI at /docs from files inside the image: no request leaves the cluster."""
+    app.mount(DOCS_ASSETS, StaticFiles(directory=swagger_ui_bundle.swagger_ui_path), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "")
+        return get_swagger_ui_html(
+            openapi_url=f"{root}{app.openapi_url}",
+            title=f"{app.title} - Swagger UI",
+            swagger_js_url=f"{root}{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{root}{DOCS_ASSETS}/favicon-32x32.png",
+        )
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -97,11 +129,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "`Verdict` model; an infrastructure fault carries reward null, never a silent zero."
         ),
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
+    _serve_docs(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    if settings.access_log:
+        app.add_middleware(AccessLog)  # added last, so outermost: it sees the 413s of the size limit too
     app.include_router(health.router)
     app.include_router(api_router)
+    app.add_exception_handler(RequestValidationError, validation_error)  # a brief echo of the input, never all 7 MB
 
     @app.exception_handler(redis.exceptions.ConnectionError)
     @app.exception_handler(redis.exceptions.TimeoutError)
