@@ -427,6 +427,10 @@ def _late_visits(instance: Instance, route: Route, tol: float) -> list[str]:
 
 
 def _backhaul_order(instance: Instance, route: Route) -> list[Violation]:
+    """Linehauls before backhauls, and no route of backhauls only (docs/semantics.md)."""
+    if route.visits and all(instance.customer(v).backhaul for v in route.visits):
+        detail = f"serves only backhaul customers ({route.visits[0]} first); every route serves a linehaul customer"
+        return [Violation(Family.BACKHAUL, f"route of vehicle {route.vehicle}: {detail}", route.vehicle)]
     seen_backhaul: int | None = None
     for visit in route.visits:
         if instance.customer(visit).backhaul:

@@ -246,7 +246,10 @@ CASES: list[tuple[str, str, Solution, tuple[Family, ...], float]] = [
     ("stw late start is penalised", "vrpstw", plan((0, (1, 2, 3))), (), 14 + 2 * (14 - 12)),
     ("stw on time costs nothing extra", "vrpstw", plan((0, (1, 2)), (1, (3,))), (), 20),
     # backhauls: separate loads, linehaul first
-    ("vrpb each part fits though the sum does not", "vrpb", plan((0, (1, 2)), (1, (3,))), (), 12 + 8),
+    # (each part fits though the sum does not: no capacity violation; but the second route serves
+    # backhauls only, which the backhaul rule forbids)
+    ("vrpb each part fits; a route of backhauls only", "vrpb", plan((0, (1, 2)), (1, (3,))), (F.BACKHAUL,), 12 + 8),
+    ("vrpb each part fits though the sum does not", "vrpb", plan((0, (1, 2))), (F.COVERAGE,), 12),
     ("vrpb backhaul before linehaul", "vrpb", plan((0, (2, 1)), (1, (3,))), (F.BACKHAUL,), 12 + 8),
     ("vrpb backhaul part overloaded", "vrpb", plan((0, (1, 2, 3))), (F.CAPACITY,), 14),
     # pickup and delivery (nodes on the x-axis: leg lengths are index differences)

@@ -339,11 +339,16 @@ def pairing_module(f: ScriptFeatures) -> CodeModule:
 def backhaul_module(f: ScriptFeatures) -> CodeModule:
     code = """
         # Linehaul customers come first on every route: no vehicle drives from a backhaul customer to a
-        # linehaul customer.
+        # linehaul customer. Every route serves a linehaul customer (no route of backhauls only), so
+        # no route starts with a backhaul customer either.
         for i in BACKHAUL:
             for j in LINEHAUL:
                 for k in range(K):
                     x[i, j, k].UB = 0.0
+        for d in DEPOTS:
+            for j in BACKHAUL:
+                for k in range(K):
+                    x[d, j, k].UB = 0.0
     """
     return make_module(Family.BACKHAUL, code)
 

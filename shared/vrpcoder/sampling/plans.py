@@ -124,6 +124,11 @@ def _fits(usage: Usage, limit: Usage | None) -> bool:
     return limit is None or all(u <= b for u, b in zip(usage, limit, strict=True))
 
 
+def _serves_linehaul(problem: PlanProblem, visits: Sequence[int]) -> bool:
+    """VRPB: no route serves backhaul customers only (docs/semantics.md, backhaul)."""
+    return not problem.backhaul or not visits or any(n not in problem.backhaul for n in visits)
+
+
 def _on_time(problem: PlanProblem, depot: int, visits: Sequence[int]) -> bool:
     if problem.horizon is None or problem.open_routes:
         return True
@@ -233,7 +238,12 @@ def _partition(
 
 def _segment(problem: PlanProblem, depot: int, chosen: Sequence[Unit], limit: Usage | None) -> _Segment:
     visits = _visits(problem, chosen)
-    ok = bool(chosen) and _fits(route_usage(problem, visits), limit) and _on_time(problem, depot, visits)
+    ok = (
+        bool(chosen)
+        and _serves_linehaul(problem, visits)
+        and _fits(route_usage(problem, visits), limit)
+        and _on_time(problem, depot, visits)
+    )
     weight = sum(u.weight for u in chosen)
     return _Segment(ok, weight, route_length(problem, depot, visits), visits)
 
@@ -319,7 +329,8 @@ def _first_fit_plan(problem: PlanProblem) -> dict[int, tuple[int, ...]] | None:
     for v, units in chosen.items():
         depot = problem.vehicle_depots[v]
         visits = _visits(problem, _sweep_order(problem, depot, units))
-        if not (_fits(route_usage(problem, visits), problem.limits[v]) and _on_time(problem, depot, visits)):
+        fits = _fits(route_usage(problem, visits), problem.limits[v]) and _on_time(problem, depot, visits)
+        if not (fits and _serves_linehaul(problem, visits)):
             return None
         plan[v] = visits
     return plan

@@ -160,12 +160,15 @@ def draw_pairs(
 
 
 def draw_backhaul(rng: np.random.Generator, n: int) -> tuple[bool, ...]:
-    """Backhaul labels with a per-instance share; both kinds appear whenever n >= 2."""
+    """Backhaul labels with a per-instance share; both kinds appear whenever n >= 2, and a lone
+    customer is a linehaul (no route serves backhauls only, so one needs a linehaul)."""
     share = rng.uniform(*BACKHAUL_SHARE)
     labels = [bool(x) for x in rng.uniform(0.0, 1.0, size=n) < share]
     if n >= 2 and len(set(labels)) == 1:
         flip = int(rng.integers(0, n))
         labels[flip] = not labels[flip]
+    if n == 1:
+        labels = [False]
     return tuple(labels)
 
 

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 import pytest
+from tests.shared.bruteforce import brute_force_optimum
 from vrpcoder.gold import GoldStatus, remove_family, render_gold, solve_gold, solve_script
 from vrpcoder.instances import Customer, Depot, Instance, PickupDelivery, TimeWindow, Vehicle
 
@@ -165,3 +166,22 @@ def test_without_subtour_elimination_detached_cycles_are_cheaper() -> None:
     assert relaxed.objective < gold
     assert relaxed.solution is not None
     assert sorted(sorted(c.visits) for c in relaxed.solution.cycles) == [[1, 2], [3, 4]]
+
+
+def test_vrpb_no_route_serves_backhauls_only() -> None:
+    # Linehauls L1 (10, 0) and L2 (11, 0) of demand 1; backhauls B1 (0, 1) and B2 (0, -1) of demand 5
+    # next to the depot; capacity 5 takes one backhaul per route. Allowed a route of backhauls only,
+    # one truck drives 0-L1-L2-B1-0 and another 0-B2-0 (25.05); every route must serve a linehaul,
+    # so each backhaul rides with its own linehaul: 0-L1-B-0 and 0-L2-B-0 = 23 + sqrt(101) + sqrt(122).
+    customers = [
+        Customer(x=10, y=0, demand=1),
+        Customer(x=11, y=0, demand=1),
+        Customer(x=0, y=1, demand=5, backhaul=True),
+        Customer(x=0, y=-1, demand=5, backhaul=True),
+    ]
+    instance = make("VRPB", customers, [Vehicle(capacity=5)] * 3)
+    result = solve_gold(instance)
+    assert result.status == GoldStatus.OPTIMAL and result.solution is not None
+    assert result.objective == pytest.approx(23 + math.sqrt(101) + math.sqrt(122))
+    assert all(not instance.customer(r.visits[0]).backhaul for r in result.solution.routes)
+    assert optimum(instance) == pytest.approx(brute_force_optimum(instance)[0])
