@@ -17,19 +17,21 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from vrpcoder.attacks import Attack, AttackSkipped, run_attacks
+from vrpcoder.attacks import Attack, AttackSkipped, run_attacks, run_edge_attacks
+from vrpcoder.attacks.derived import derived_attack, fewest_vehicles_plan
 from vrpcoder.candidate import BuiltCandidate, build_candidate
 from vrpcoder.checker import check
 from vrpcoder.errors import VerificationFailure
 from vrpcoder.families import Family
-from vrpcoder.feasible import feasible_probe
+from vrpcoder.feasible import diverse_feasible, feasible_probe
 from vrpcoder.gold import render_gold
 from vrpcoder.injection import InjVerdict, inject
 from vrpcoder.instances import Instance
 from vrpcoder.probes import Label, Probe
 from vrpcoder.relaxation import relax
 from vrpcoder.sampling import sample_instance
-from vrpcoder.variants import Attacker
+from vrpcoder.solutions import Solution
+from vrpcoder.variants import ATTACKERS, DERIVED_ATTACKERS, Attacker
 
 BASE_KIND = "base"
 
@@ -49,7 +51,9 @@ class Sample(BaseModel):
     gold_code: str
     reference_objective: float
     probes: tuple[Probe, ...]
-    """The feasible probe first, then the violating ones."""
+    """The feasible probes first (s+, then the base sample's far-apart ones), then the violating
+    ones: the paper's structural probes, and on the base sample the edge probes of every family the
+    variant encodes (or, where those found none, the gold-derived ones)."""
     node_id_map: dict[str, str] | None = None
     """Internal node number -> the id the index-rewritten statement uses (Stage 2), as strings;
     the verifier composes it with the candidate's own ``id2idx`` / ``node_ids``."""
@@ -93,6 +97,23 @@ class BuildReport:
     def extend(self, other: BuildReport) -> None:
         self.samples.extend(other.samples)
         self.records.extend(other.records)
+
+    def sources(self) -> dict[tuple[str, Family], tuple[str, ...]]:
+        """(variant, family) -> the attackers whose probes the base samples kept for that family on
+        their own instance ("none" where no attacker produced one): which families a single sample
+        checks, and whether hand-written or gold-derived attackers made the probe."""
+        out: dict[tuple[str, Family], set[str]] = {}
+        for sample in self.samples:
+            if sample.kind != BASE_KIND:
+                continue
+            spec = sample.instance.spec
+            for family in spec.families:
+                out.setdefault((spec.name, family), set())
+            for probe in sample.probes:
+                if probe.attacker is not None:
+                    for family in ATTACKERS[probe.attacker].reveals:
+                        out.setdefault((spec.name, family), set()).add(probe.attacker.value)
+        return {key: tuple(sorted(found)) or ("none",) for key, found in out.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,14 +168,20 @@ def build_samples(
     seed: int = 0,
     time_limit: float = 60.0,
     fallback_time_limit: float = 15.0,
+    relax_instance: bool = True,
+    parameter_attacks: bool = True,
 ) -> BuildReport:
-    """All verified samples of one base instance (the base sample first)."""
+    """All verified samples of one base instance (the base sample first).
+
+    ``relax_instance=False`` keeps the instance's own data in the base sample (evaluation on library
+    sub-instances states the real numbers); ``parameter_attacks=False`` builds the base sample only.
+    """
     report = BuildReport()
     found = feasible_probe(instance, fallback_time_limit=fallback_time_limit)
     if found is None:
         report.records.append(ProbeRecord(None, None, ProbeOutcome.NO_FEASIBLE_PROBE, "heuristic and gold fallback failed"))
         return report
-    relaxed = relax(instance, found.solution)
+    relaxed = relax(instance, found.solution) if relax_instance else instance
     plus = Probe(label=Label.FEASIBLE, solution=found.solution)
     gold = _gold_model(relaxed, time_limit)
     if isinstance(gold, str):
@@ -166,20 +193,31 @@ def build_samples(
         return report
     report.records.append(ProbeRecord(None, None, ProbeOutcome.KEPT))
 
+    extra = [
+        Probe(label=Label.FEASIBLE, solution=plan, variety=name)
+        for name, plan in diverse_feasible(relaxed, found.solution)
+    ]
+    fewest = _fewer_vehicles(relaxed, [plus, *extra])
+    if fewest is not None:
+        extra.insert(0, Probe(label=Label.FEASIBLE, solution=fewest, variety="fewest_vehicles"))
+    feasible = [plus, *_keep(gold, relaxed, extra, time_limit, report)]
+
     structural: list[Probe] = []
     attacked: list[Attack] = []
-    for proposal in run_attacks(relaxed, found.solution, seed=seed):
+    proposals = [*run_attacks(relaxed, found.solution, seed=seed), *run_edge_attacks(relaxed, found.solution, seed=seed)]
+    for proposal in proposals:
         if isinstance(proposal, AttackSkipped):
             report.records.append(
                 ProbeRecord(proposal.attacker, None, ProbeOutcome.NOT_APPLICABLE, proposal.reason)
             )
         elif proposal.bound is None:
             structural.append(_violating(proposal))
-        else:
+        elif parameter_attacks:
             attacked.append(proposal)
 
     kept = _keep(gold, relaxed, structural, time_limit, report)
-    report.samples.append(_assemble(relaxed, BASE_KIND, gold, (plus, *kept)))
+    kept += _derived(gold, relaxed, kept, time_limit, report)
+    report.samples.append(_assemble(relaxed, BASE_KIND, gold, (*feasible, *kept)))
     for attack in attacked:
         _attacked_sample(attack, plus, time_limit, report)
     return report
@@ -197,6 +235,42 @@ def _keep(
         else:
             report.records.append(rejected)
     return kept
+
+
+def _fewer_vehicles(instance: Instance, probes: list[Probe]) -> Solution | None:
+    """A plan with fewer vehicles than the fleet from the gold model, when every feasible probe so
+    far uses the whole fleet (else a model that forces every vehicle out goes unnoticed)."""
+    fleet = len(instance.vehicles)
+    if fleet < 2 or any(_used(p.solution) < fleet for p in probes):
+        return None
+    plan, _ = fewest_vehicles_plan(instance, time_limit=DERIVED_TIME_LIMIT)
+    return plan if plan is not None and _used(plan) < fleet else None
+
+
+def _used(plan: Solution) -> int:
+    return sum(1 for r in plan.routes if r.visits)
+
+
+DERIVED_TIME_LIMIT = 10.0
+"""Cap on a gold-derived attacker's solve (it runs only where the hand-written ones found nothing)."""
+
+
+def _derived(
+    gold: _GoldModel, instance: Instance, kept: list[Probe], time_limit: float, report: BuildReport
+) -> list[Probe]:
+    """Gold-derived probes for the families the variant encodes that no kept probe of the base
+    sample breaks (issue 14.4: the fallback behind the hand-written attackers)."""
+    covered = {f for p in kept if p.attacker is not None for f in ATTACKERS[p.attacker].reveals}
+    probes: list[Probe] = []
+    for family in instance.spec.families:
+        if family in covered or family not in DERIVED_ATTACKERS:
+            continue
+        proposal = derived_attack(instance, family, time_limit=min(time_limit, DERIVED_TIME_LIMIT))
+        if isinstance(proposal, AttackSkipped):
+            report.records.append(ProbeRecord(proposal.attacker, family, ProbeOutcome.NOT_APPLICABLE, proposal.reason))
+        else:
+            probes.append(_violating(proposal))
+    return _keep(gold, instance, probes, time_limit, report)
 
 
 def _attacked_sample(attack: Attack, plus: Probe, time_limit: float, report: BuildReport) -> None:
