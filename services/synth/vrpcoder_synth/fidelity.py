@@ -194,7 +194,7 @@ _RULES: tuple[tuple[str, Module | None, str], ...] = (
     ("objective direction (minimize)", None, r"minimi[sz]"),
     ("capacity", "capacity", r"capacit"),
     ("compartments", Module.MC, r"compartment"),
-    ("hard time windows", Module.HTW, r"no later than|not later than|at the latest"),
+    ("hard time windows", Module.HTW, r"(?:no later than|not later than|at the latest)[^.\n]*window|window[^.\n]*(?:no later than|not later than|at the latest)"),
     ("soft windows and their penalty", Module.STW, r"late"),
     ("open routes", Module.OPEN, r"open|not need to return|do not return|no return|not driven"),
     ("route length limit", Module.DIST, r"length|distance"),

@@ -1,0 +1,117 @@
+"""The offline statement writer: deterministic, complete on every path, ids per the scheme."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from vrpcoder.instances import Instance
+from vrpcoder.sampling import sample_instance
+from vrpcoder.variants import held_out_variants, train_variants
+
+from vrpcoder_synth.fidelity import check_statement
+from vrpcoder_synth.scenes import SCENES, UNITS, Style, choose_hint
+from vrpcoder_synth.statements import (
+    IdScheme,
+    StatementPath,
+    fmt,
+    index_path_for,
+    letter_id,
+    node_labels,
+    write_statement,
+)
+
+
+def test_scene_pool_has_sixty_distinct_entries_and_three_styles() -> None:
+    assert len(SCENES) == 60
+    assert [s.id for s in SCENES] == list(range(1, 61))
+    assert len(Style) == 3
+    assert all("hour" not in u.plural and "minute" not in u.plural for u in UNITS)
+
+
+def test_hint_depends_only_on_the_sample_triple() -> None:
+    assert choose_hint("CVRP", 3, 5) == choose_hint("cvrp", 3, 5)
+    hints = {choose_hint(v.name, seed, profile) for v in train_variants() for seed in range(4) for profile in range(1, 6)}
+    assert len({h.scene.id for h in hints}) > 30
+    assert {h.style for h in hints} == set(Style)
+
+
+def test_letter_ids_never_run_out() -> None:
+    assert [letter_id(p) for p in (0, 1, 25, 26, 27, 51, 52)] == ["A", "B", "Z", "AA", "AB", "AZ", "BA"]
+    assert node_labels(3, IdScheme.FROM_TWO) == ("2", "3", "4")
+    assert node_labels(3, IdScheme.ONE_BASED) == ("1", "2", "3")
+    assert node_labels(3, None) == ("0", "1", "2")
+
+
+def test_numbers_are_written_exactly() -> None:
+    assert fmt(50.0) == "50"
+    assert fmt(18.05) == "18.05"
+    assert float(fmt(0.1 + 0.2)) == 0.1 + 0.2
+
+
+@pytest.mark.parametrize("variant", [v.name for v in train_variants()])
+def test_every_path_of_every_training_variant_passes_the_static_checks(variant: str) -> None:
+    for profile, seed in ((1, 0), (9, 1), (13, 2)):
+        instance = sample_instance(variant, profile, seed)
+        for path in StatementPath:
+            statement = write_statement(instance, path)
+            report = check_statement(statement, instance)
+            assert report.ok, f"{variant} p{profile} s{seed} {path}: {report.summary()}"
+
+
+def test_same_input_gives_the_same_text_and_paths_differ() -> None:
+    instance = sample_instance("VRPHTW", 5, 0)
+    texts = {path: write_statement(instance, path).text for path in StatementPath}
+    assert all(write_statement(instance, path).text == text for path, text in texts.items())
+    assert len(set(texts.values())) == len(StatementPath)
+    assert len(texts[StatementPath.CONDENSED]) < len(texts[StatementPath.SCENARIO])
+
+
+def test_index_paths_rename_every_node_through_a_bijection() -> None:
+    instance = sample_instance("PDP", 4, 1)
+    for path, scheme in ((StatementPath.INDEX_ONE_BASED, IdScheme.ONE_BASED), (StatementPath.INDEX_FROM_TWO, IdScheme.FROM_TWO), (StatementPath.INDEX_LETTERS, IdScheme.LETTERS)):
+        statement = write_statement(instance, path)
+        id_map = statement.node_id_map
+        assert id_map is not None
+        assert sorted(id_map, key=int) == [str(p) for p in range(instance.num_nodes)]
+        assert len(set(id_map.values())) == instance.num_nodes
+        assert tuple(id_map[str(p)] for p in range(instance.num_nodes)) == node_labels(instance.num_nodes, scheme)
+        for node, label in id_map.items():
+            assert re.search(rf"\b{re.escape(label)}\b", statement.text), f"{path}: id {label} of node {node} unused"
+    assert write_statement(instance, StatementPath.SCENARIO).node_id_map is None
+
+
+def test_open_route_wording_per_path() -> None:
+    instance = sample_instance("OVRP", 2, 0)
+    strict = write_statement(instance, StatementPath.STRICT).text
+    scenario = write_statement(instance, StatementPath.SCENARIO).text
+    assert "do not need to return" in strict and "free return arc" not in strict
+    assert "free return arc" in scenario
+
+
+def test_statement_of_a_sample_uses_its_seed_and_profile(cvrp_sample) -> None:
+    by_sample = write_statement(cvrp_sample)
+    by_instance = write_statement(cvrp_sample.instance, seed=cvrp_sample.seed, profile=cvrp_sample.profile)
+    assert by_sample.text == by_instance.text
+    assert by_sample.hint == choose_hint("CVRP", cvrp_sample.seed, cvrp_sample.profile)
+
+
+def test_index_scheme_is_one_of_three_and_deterministic() -> None:
+    chosen = {index_path_for(v.name, s, p) for v in train_variants() for s in range(3) for p in range(1, 4)}
+    assert chosen == {StatementPath.INDEX_ONE_BASED, StatementPath.INDEX_FROM_TWO, StatementPath.INDEX_LETTERS}
+    assert index_path_for("CVRP", 1, 2) == index_path_for("CVRP", 1, 2)
+
+
+def test_library_distance_conventions_are_stated(tmp_path) -> None:
+    base = sample_instance("TSP", 1, 0, customers=4)
+    data = base.model_dump()
+    n = base.num_nodes
+    data["distance"] = {"kind": "explicit", "matrix": [[0.0 if i == j else 10.0 + i + 0.5 * j for j in range(n)] for i in range(n)]}
+    explicit = Instance.model_validate(data)
+    statement = write_statement(explicit, StatementPath.SCENARIO)
+    assert "distance table" in statement.text
+    assert check_statement(statement, explicit).ok
+
+
+def test_held_out_variants_are_not_training_variants() -> None:
+    assert {v.name for v in held_out_variants()} == {"OVRPHTW", "MCVRPSTW", "DCVRPHTW"}
