@@ -165,3 +165,48 @@ def test_dockerfile_runs_as_a_non_root_user_with_bubblewrap() -> None:
     assert users and users[-1] not in ("root", "0")
     assert any("bubblewrap" in line for line in lines)
     assert any("./services/verifier" in line for line in lines if line.startswith("RUN pip install"))
+
+
+def _run_instructions() -> list[str]:
+    """The Dockerfile's RUN instructions, continuation lines joined: one string per layer."""
+    joined = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    return [line.strip() for line in joined.splitlines() if line.strip().startswith("RUN ")]
+
+
+def test_dockerfile_cleans_apt_in_the_layer_that_installs() -> None:
+    """A later layer cannot shrink an earlier one: apt's lists and caches go in the same RUN."""
+    installs = [run for run in _run_instructions() if "apt-get install" in run]
+    assert installs
+    for run in installs:
+        assert "rm -rf /var/lib/apt/lists/*" in run and "/var/cache/apt" in run, run
+        assert "--no-install-recommends" in run
+
+
+def test_dockerfile_pip_keeps_no_cache() -> None:
+    for run in _run_instructions():
+        if "pip install" in run:
+            assert "--no-cache-dir" in run, run
+
+
+def test_compose_builds_the_verifier_target_and_lets_the_base_images_be_swapped() -> None:
+    services = _compose()["services"]
+    build = services["verifier-api"]["build"]
+    assert build["target"] == "verifier"
+    assert "VRPCODER_PYTHON_IMAGE" in build["args"]["PYTHON_IMAGE"]
+    assert "VRPCODER_REDIS_IMAGE" in services["redis"]["image"]
+    targets = [line.split()[-1] for line in (ROOT / "Dockerfile").read_text().splitlines() if line.startswith("FROM ")]
+    assert "verifier" in targets
+
+
+def test_only_the_workers_leave_the_default_seccomp_profile() -> None:
+    """Candidates run in the workers only: the API keeps the runtime's seccomp profile in compose and
+    in Kubernetes (so it has no sandbox of its own, which its readiness must not need)."""
+    services = _compose()["services"]
+    assert "seccomp=unconfined" in services["verifier-worker"]["security_opt"]
+    assert not any("unconfined" in opt for opt in services["verifier-api"]["security_opt"])
+    assert "/readyz" in " ".join(services["verifier-api"]["healthcheck"]["test"])
+    api = BY_NAME[("Deployment", "verifier-api")]["spec"]["template"]["spec"]
+    assert api["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault"
+    for container in api["containers"]:
+        assert container["securityContext"].get("seccompProfile", {}).get("type", "RuntimeDefault") == "RuntimeDefault"
+        assert "add" not in container["securityContext"]["capabilities"]

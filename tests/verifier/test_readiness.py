@@ -9,6 +9,7 @@ redis-server, the API under uvicorn and rq workers as subprocesses of the CLI.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -16,9 +17,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+import yaml
 from pydantic import SecretStr
 from vrpcoder_client.schemas import SandboxReport, WorkerReport
 from vrpcoder_verifier.api.core.security import may_see_worker_details
@@ -194,3 +197,44 @@ def test_worker_names_and_versions_need_a_token(sandboxless_api: str, settings: 
     assert f'name="{worker["name"]}"' in metrics_shown and "verifier_worker_info" in metrics_shown
     assert worker["name"] not in metrics_anonymous and "verifier_worker_info{" not in metrics_anonymous
     assert "verifier_queue_depth" in metrics_anonymous
+
+
+@needs_sandbox
+def test_the_docs_page_loads_swagger_ui_from_the_api_itself(sandboxless_api: str) -> None:
+    """A cluster without internet access still gets a working /docs: no asset comes from a CDN."""
+    page = httpx.get(f"{sandboxless_api}/docs", timeout=5)
+    assert page.status_code == 200
+    assets = re.findall(r"""(?:src|href)=['"]([^'"]+)['"]""", page.text)
+    assert {"/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css"} <= set(assets)
+    assert not [a for a in assets if "//" in a], "an asset is loaded from another host"
+    assert "cdn" not in page.text.lower()
+    for asset in assets:
+        fetched = httpx.get(f"{sandboxless_api}{asset}", timeout=5)
+        assert fetched.status_code == 200 and len(fetched.content) > 100, asset
+    assert "SwaggerUIBundle" in httpx.get(f"{sandboxless_api}/docs/assets/swagger-ui-bundle.js", timeout=5).text
+    assert httpx.get(f"{sandboxless_api}/redoc", timeout=5).status_code == 404
+
+
+def _api_container() -> dict[str, Any]:
+    manifests = yaml.safe_load_all((Path(__file__).resolve().parents[2] / "k8s" / "verifier-api.yaml").read_text())
+    deployment = next(d for d in manifests if d and d["kind"] == "Deployment")
+    container: dict[str, Any] = deployment["spec"]["template"]["spec"]["containers"][0]
+    return container
+
+
+@needs_sandbox
+def test_the_api_deployments_probes_succeed_where_the_api_has_no_sandbox(
+    sandboxless_api: str, settings: Settings, tmp_path: Path
+) -> None:
+    """k8s/verifier-api.yaml runs the API under RuntimeDefault seccomp, where bubblewrap cannot start
+    (test_deploy checks that). Every probe it declares must still answer 200 there, as a kubelet
+    asks (no token), once a worker is up; otherwise its pods never become Ready."""
+    container = _api_container()
+    probes = {kind: container[kind]["httpGet"] for kind in ("readinessProbe", "livenessProbe", "startupProbe")
+              if kind in container}
+    assert probes["readinessProbe"]["path"] == "/readyz"
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert all(ports.get(p["port"], p["port"]) == 8000 for p in probes.values())
+    with _worker(settings, tmp_path / "worker.log", sandboxless_api):
+        for kind, probe in probes.items():
+            assert _status(f"{sandboxless_api}{probe['path']}") == 200, kind
