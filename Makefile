@@ -31,3 +31,9 @@ test-all: install
 
 clean:
 	rm -rf $(VENV)
+
+# Smoke test of the real stack in Docker (not part of `make test`): build, compose up, verify, tear down.
+# SMOKE_ARGS=--offline builds the base images from Debian packages where no registry is reachable.
+.PHONY: compose-smoke
+compose-smoke:
+	deploy/smoke.sh $(SMOKE_ARGS)
