@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, computed_field
 
 
 class Family(StrEnum):
@@ -118,9 +118,16 @@ class VerificationError(BaseModel):
 
 
 class RewardWeights(BaseModel):
-    """r = build * w_build + diff * w_diff + inj_fraction * w_inj (paper: 0.2 / 0.5 / 0.3).
+    """r = build * w_build + diff' * w_diff + inj_fraction * w_inj (paper: 0.2 / 0.5 / 0.3).
 
-    The no-injection ablation is ``RewardWeights(inj=0.0)``: the same verdicts, another reward.
+    ``diff'`` is DIFF's credit: the objective matches the reference *and*, with
+    ``optimum_gates_diff`` (the default), the plan the candidate's own model settles on is one the
+    checker accepts. A model that reaches the reference cost with a plan breaking a rule has not
+    found the optimum of the problem it was asked to model, so its objective earns nothing; the
+    optimum check adds no weight of its own, and the paper's three weights keep their meaning.
+    ``optimum_gates_diff=False`` gives the paper's reward exactly (the optimum check is then only
+    reported). The no-injection ablation is ``RewardWeights(inj=0.0)``: the same verdicts, another
+    reward.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -128,6 +135,20 @@ class RewardWeights(BaseModel):
     build: float = 0.2
     diff: float = 0.5
     inj: float = 0.3
+    optimum_gates_diff: bool = True
+
+
+REWARD_DECIMALS = 6
+"""Rewards are rounded to this many decimals (0.9 is reported as 0.9, not 0.8999999999999999)."""
+
+
+def reward(
+    build: bool, diff: bool, inj_fraction: float, weights: RewardWeights, *, optimum_ok: bool = True
+) -> float:
+    """The reward of a verdict's facts (``optimum_ok``: the optimum check did not reject the plan)."""
+    credit = diff and (optimum_ok or not weights.optimum_gates_diff)
+    value = weights.build * build + weights.diff * credit + weights.inj * inj_fraction
+    return round(value, REWARD_DECIMALS)
 
 
 class ProbeResult(BaseModel):
@@ -151,6 +172,83 @@ class ProbeResult(BaseModel):
         return self.verdict is not InjVerdict.UNJUDGEABLE
 
 
+class DiffCheck(BaseModel):
+    """How DIFF reached its answer: the candidate's objective, its solver's bound and gap when it
+    stopped, and, when the bound still admitted the reference, the objective after the verifier
+    continued that solve with the gap closed (``MIPGap`` 0, within the job's time limit).
+
+    A solver that stops at its default relative gap (1e-4) may report 132.5405 for an optimum of
+    132.5394; that is the solver's tolerance, not the model's fault, so such a solve is continued
+    before DIFF decides. A bound that excludes the reference decides at once."""
+
+    model_config = ConfigDict(frozen=True)
+
+    objective: float | None
+    """The objective the candidate's own solve ended with."""
+    bound: float | None = None
+    """Its best bound (``ObjBound``), when the model is a MIP with a solution."""
+    gap: float | None = None
+    """Its relative gap (``MIPGap`` attribute) at that point."""
+    tolerance: float
+    """DIFF's absolute tolerance."""
+    continued: bool = False
+    """The solve was continued with the gap closed."""
+    final_objective: float | None = None
+    """The objective after the continued solve (the verdict's ``objective``)."""
+    final_bound: float | None = None
+    final_status: str | None = None
+    seconds: float = 0.0
+    """Time spent continuing the solve."""
+
+
+class PlanRoute(BaseModel):
+    """One route of the candidate's own optimal plan, in the instance's internal node numbers."""
+
+    model_config = ConfigDict(frozen=True)
+
+    vehicle: int
+    depot: int
+    visits: tuple[int, ...]
+    end_depot: int | None = None
+    """The depot the route's arcs end at, when it is not the one it left."""
+
+
+class PlanViolation(BaseModel):
+    """A rule the candidate's own plan breaks, named by its family, with the route in the detail."""
+
+    model_config = ConfigDict(frozen=True)
+
+    family: Family
+    detail: str
+    vehicle: int | None = None
+
+
+class OptimumCheck(BaseModel):
+    """The third operator: the candidate's optimal ``x`` read as routes and judged by the
+    solver-free checker (see ``vrpcoder.optimum``). It is reported beside DIFF and INJ; a plan the
+    checker rejects fails the verification and, by default, takes away DIFF's credit
+    (``RewardWeights.optimum_gates_diff``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    passed: bool
+    routes: tuple[PlanRoute, ...] = ()
+    cycles: tuple[tuple[int, ...], ...] = ()
+    """Customer-only cycles in ``x`` (a model without subtour elimination shows them here)."""
+    violations: tuple[PlanViolation, ...] = ()
+    cost: float | None = None
+    """The checker's price of the plan."""
+    reading: str = ""
+    """How ``x`` was read into routes (which index gave the vehicle)."""
+    seconds: float = 0.0
+
+    @property
+    def families(self) -> tuple[Family, ...]:
+        """Distinct violated families, in the order ``Family`` declares them."""
+        order = {family: index for index, family in enumerate(Family)}
+        return tuple(sorted({v.family for v in self.violations}, key=order.__getitem__))
+
+
 class Verdict(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -170,10 +268,37 @@ class Verdict(BaseModel):
     be asked about (spec: say so in the verdict)."""
     build_seconds: float = 0.0
     probe_seconds: float = 0.0
+    diff_check: DiffCheck | None = None
+    """How DIFF was decided (first and final objective, bound, gap, tolerance); None without a solve."""
+    optimum: OptimumCheck | None = None
+    """The candidate's own optimum, read as routes and judged by the checker; None when there was
+    no solution or no ``x`` to read."""
 
     @property
     def inj_fraction(self) -> float:
         return passed_fraction(self.probes)
+
+    @property
+    def optimum_ok(self) -> bool:
+        """The optimum check did not reject the candidate's plan (or could not run)."""
+        return self.optimum is None or self.optimum.passed
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def failed_checks(self) -> tuple[str, ...]:
+        """Every check that failed, so nobody has to read the probe list: ``build``, ``diff``,
+        ``optimum:<family>`` per family the candidate's own plan breaks, and ``inj:<family>``
+        (``inj:feasible`` for the feasible probe) per probe family whose answer was wrong."""
+        if not self.build:
+            return ("build",)
+        failed: list[str] = [] if self.diff else ["diff"]
+        if self.optimum is not None and not self.optimum.passed:
+            failed += [f"optimum:{family.value}" for family in self.optimum.families] or ["optimum"]
+        for probe in self.probes:
+            name = f"inj:{probe.family.value if probe.family is not None else 'feasible'}"
+            if probe.judged and not probe.passed and name not in failed:
+                failed.append(name)
+        return tuple(failed)
 
 
 def passed_fraction(probes: Sequence[ProbeResult]) -> float:
@@ -182,7 +307,8 @@ def passed_fraction(probes: Sequence[ProbeResult]) -> float:
     return sum(p.passed for p in judged) / len(judged) if judged else 0.0
 
 
-def all_passed(diff: bool, probes: Sequence[ProbeResult]) -> bool:
-    """DIFF holds, some probe was judged, and every judged probe passed."""
+def all_passed(diff: bool, probes: Sequence[ProbeResult], optimum_ok: bool = True) -> bool:
+    """DIFF holds, the optimum check did not reject the plan, some probe was judged, and every
+    judged probe passed."""
     judged = [p for p in probes if p.judged]
-    return diff and bool(judged) and all(p.passed for p in judged)
+    return diff and optimum_ok and bool(judged) and all(p.passed for p in judged)

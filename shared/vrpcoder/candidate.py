@@ -61,16 +61,70 @@ class Outcome(BaseModel):
     status: str
     objective: float | None
     has_solution: bool
+    bound: float | None = None
+    """The MIP's best bound (``ObjBound``); None for a continuous or multi-objective model."""
+    gap: float | None = None
+    """The relative gap reached (``MIPGap`` attribute), alongside ``bound``."""
+    minimize: bool = True
 
 
 def model_outcome(model: gp.Model) -> Outcome:
     """Status and objective read from the model object, the only trustworthy source."""
     has_solution = model.SolCount > 0
+    bound, gap = _bound_and_gap(model) if has_solution else (None, None)
     return Outcome(
         status=status_name(model.Status),
         objective=primary_objective(model) if has_solution else None,
         has_solution=has_solution,
+        bound=bound,
+        gap=gap,
+        minimize=int(model.ModelSense) != GRB.MAXIMIZE,
     )
+
+
+def _bound_and_gap(model: gp.Model) -> tuple[float | None, float | None]:
+    """A single-objective MIP's bound and gap; (None, None) where Gurobi has none to give."""
+    if int(model.NumObj) > 1 or not int(model.IsMIP):
+        return None, None
+    try:
+        bound = float(model.ObjBound)
+    except (gp.GurobiError, AttributeError):
+        return None, None
+    try:
+        gap: float | None = float(model.MIPGap)
+    except (gp.GurobiError, AttributeError):
+        gap = None
+    return bound, gap
+
+
+def bound_admits(outcome: Outcome, reference: float, tolerance: float) -> bool:
+    """Whether the solve stopped short of a proof and its bound still allows the reference: the
+    objective is off by more than ``tolerance``, but the reference lies between the bound and the
+    objective (minimisation: ObjBound <= reference <= ObjVal; mirrored for maximisation)."""
+    if outcome.objective is None or outcome.bound is None:
+        return False
+    if abs(outcome.objective - reference) <= tolerance:
+        return False
+    low, high = (outcome.bound, outcome.objective) if outcome.minimize else (outcome.objective, outcome.bound)
+    return low - tolerance <= reference <= high + tolerance
+
+
+def continue_solve(model: gp.Model, callback: Callback | None, time_limit: float, threads: int | None) -> Outcome:
+    """Continue the candidate's solve with its gap closed (``MIPGap`` 0) for at most ``time_limit``
+    seconds, with the callback it optimized with (its lazy cuts are part of its model), and read
+    the outcome again. The parameters it changes are put back afterwards. The call may run the
+    candidate's code (its callback): the sandbox runs it through its isolation."""
+    saved = {name: model.getParamInfo(name)[2] for name in ("MIPGap", "MIPGapAbs", "TimeLimit")}
+    try:
+        model.Params.MIPGap = 0.0
+        model.Params.MIPGapAbs = 0.0
+        model.Params.TimeLimit = time_limit
+        apply_caps(model, time_limit=None, threads=threads)
+        model.optimize(callback)
+        return model_outcome(model)
+    finally:
+        for name, value in saved.items():
+            model.setParam(name, value)
 
 
 def primary_objective(model: gp.Model) -> float:

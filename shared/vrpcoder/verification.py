@@ -14,9 +14,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
-from vrpcoder_client.verdicts import ProbeResult, RewardWeights, Verdict, all_passed, passed_fraction
+import gurobipy as gp
+from vrpcoder_client.verdicts import (
+    DiffCheck,
+    OptimumCheck,
+    ProbeResult,
+    RewardWeights,
+    Verdict,
+    all_passed,
+    passed_fraction,
+    reward,
+)
 
-from vrpcoder.candidate import BuiltCandidate, build_candidate
+from vrpcoder.candidate import BuiltCandidate, Outcome, bound_admits, build_candidate, continue_solve
 from vrpcoder.errors import ErrorKind, VerificationError, VerificationFailure
 from vrpcoder.families import Family
 from vrpcoder.injection import (
@@ -29,6 +39,9 @@ from vrpcoder.injection import (
     match_routing_variable,
     run_here,
 )
+from vrpcoder.instances import Instance
+from vrpcoder.numbering import candidate_node_map, layer_note
+from vrpcoder.optimum import check_optimum
 from vrpcoder.probes import Encoding, Label, Probe, choose_encoding
 from vrpcoder.relabelling import judgeable_by_arcs
 from vrpcoder.samples import Sample
@@ -73,7 +86,9 @@ def _query_plan(sample: Sample, askable: Sequence[int]) -> list[_Query]:
     queries = [_Query(i) for i in askable]
     plus = [i for i in askable if sample.probes[i].label is Label.FEASIBLE]
     if plus and any(sample.probes[i].label is Label.INFEASIBLE for i in askable):
-        queries.append(_Query(plus[0], choose_encoding(sample.instance.spec, Label.INFEASIBLE)))
+        # With several feasible probes the control is one of them, drawn afresh each time, so a
+        # callback cannot learn which feasible plan will come back under the violating encoding.
+        queries.append(_Query(_ORDER.choice(plus), choose_encoding(sample.instance.spec, Label.INFEASIBLE)))
     _ORDER.shuffle(queries)
     return queries
 
@@ -124,10 +139,6 @@ def _unjudgeable(probe: Probe) -> ProbeResult:
     )
 
 
-def reward(build: bool, diff: bool, inj_fraction: float, weights: RewardWeights) -> float:
-    return weights.build * build + weights.diff * diff + weights.inj * inj_fraction
-
-
 def failed_verdict(sample: Sample, error: VerificationError, seconds: float = 0.0) -> Verdict:
     """The verdict of a candidate that produced no model (or a job that produced no verdict):
     zero for a candidate fault, no reward at all for ours."""
@@ -157,20 +168,28 @@ def verify(candidate_code: str, sample: Sample, config: VerifyConfig | None = No
 
 
 def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig, *, isolate: Isolate = run_here) -> Verdict:
-    """DIFF and INJ on an already built candidate (the sandbox worker calls this directly, with an
-    ``isolate`` that runs every solve where the candidate's callback may run on a thread of its own)."""
+    """DIFF, the optimum check and INJ on an already built candidate (the sandbox worker calls this
+    directly, with an ``isolate`` that runs every solve where the candidate's callback may run on a
+    thread of its own).
+
+    Order matters: the candidate's solve is continued first where its gap still admits the
+    reference (DIFF then judges the final objective), its optimal ``x`` is read next, and INJ,
+    which resets the model after every query, comes last."""
     outcome = built.outcome
-    diff = outcome.objective is not None and abs(outcome.objective - sample.reference_objective) <= config.diff_tolerance
     error: VerificationError | None = None
     if not outcome.has_solution:
         error = VerificationError(kind=ErrorKind.SOLVER_STATUS, detail=f"candidate solve ended {outcome.status} without a solution")
+    diff_check, outcome = _decide_diff(built, sample.reference_objective, config, isolate)
+    diff = outcome.objective is not None and abs(outcome.objective - sample.reference_objective) <= config.diff_tolerance
     probes: list[ProbeResult] = []
-    routing_note: str | None = None
+    notes: list[str] = []
+    optimum: OptimumCheck | None = None
     probe_started = time.perf_counter()
     try:
         instance = sample.instance
         xvar, routing_note = match_routing_variable(built.model, built.python_x, instance.num_nodes)
-        node_map = NodeMap.from_candidate(built.node_table, sample.node_id_map, instance.num_nodes)
+        node_map, table_note = candidate_node_map(built.node_table, sample.node_id_map, instance.num_nodes)
+        notes += [note for note in (routing_note, table_note, layer_note(instance, xvar)) if note]
     except VerificationFailure as failure:
         error = error or failure.error
         probes = [
@@ -178,11 +197,14 @@ def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig, *,
             for p in sample.probes
         ]
     else:
+        if outcome.has_solution:
+            optimum = _check_own_optimum(built, instance, xvar, node_map)
         probes = _judge_probes(built, sample, xvar, node_map, config, isolate)
         error = error or next((p.error for p in probes if p.error is not None), None)
     if not all(p.judged for p in probes):
-        routing_note = _UNJUDGEABLE_NOTE if routing_note is None else f"{routing_note}; {_UNJUDGEABLE_NOTE}"
+        notes.append(_UNJUDGEABLE_NOTE)
     inj_fraction = passed_fraction(probes)
+    optimum_ok = optimum is None or optimum.passed
     infrastructure = error is not None and not error.kind.is_candidate_fault
     return Verdict(
         sample_id=sample.id,
@@ -192,10 +214,54 @@ def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig, *,
         reference_objective=sample.reference_objective,
         diff=diff,
         probes=tuple(probes),
-        passed=all_passed(diff, probes),
-        reward=None if infrastructure else reward(True, diff, inj_fraction, config.weights),
+        passed=all_passed(diff, probes, optimum_ok),
+        reward=None if infrastructure else reward(True, diff, inj_fraction, config.weights, optimum_ok=optimum_ok),
         error=error,
-        routing_variable=routing_note,
+        routing_variable="; ".join(notes) or None,
         build_seconds=built.build_seconds,
         probe_seconds=time.perf_counter() - probe_started,
+        diff_check=diff_check,
+        optimum=optimum,
+    )
+
+
+def _decide_diff(
+    built: BuiltCandidate, reference: float, config: VerifyConfig, isolate: Isolate
+) -> tuple[DiffCheck | None, Outcome]:
+    """DIFF's record, and the outcome DIFF judges: the candidate's own, or, where its solve stopped
+    at a gap whose bound still admits the reference, the outcome of that solve continued with the
+    gap closed within what is left of the job's time limit."""
+    first = built.outcome
+    if not first.has_solution:
+        return None, first
+    record = DiffCheck(
+        objective=first.objective, bound=first.bound, gap=first.gap, tolerance=config.diff_tolerance,
+        final_objective=first.objective, final_bound=first.bound, final_status=first.status,
+    )
+    left = config.time_limit - built.build_seconds
+    if not bound_admits(first, reference, config.diff_tolerance) or left < _MIN_CONTINUATION_SECONDS:
+        return record, first
+    started = time.perf_counter()
+    try:
+        final = isolate(continue_solve, built.model, built.callback, left, config.threads)
+    except gp.GurobiError:
+        return record, first  # the continued solve failed: DIFF judges what the candidate reached
+    final = final if final.has_solution else first
+    return record.model_copy(
+        update={
+            "continued": True, "final_objective": final.objective, "final_bound": final.bound,
+            "final_status": final.status, "seconds": time.perf_counter() - started,
+        }
+    ), final
+
+
+_MIN_CONTINUATION_SECONDS = 0.5
+
+
+def _check_own_optimum(built: BuiltCandidate, instance: Instance, xvar: RoutingVariable, node_map: NodeMap) -> OptimumCheck:
+    """The optimum check on the model's incumbent ``x`` (read now: INJ resets the model)."""
+    keys = list(xvar.arcs)
+    values = built.model.getAttr("X", [xvar.arcs[key] for key in keys]) if keys else []
+    return check_optimum(
+        instance, dict(zip(keys, map(float, values), strict=True)), node_map.index, dims=xvar.dims, layers=xvar.vehicles
     )

@@ -130,7 +130,7 @@ def test_dfj_lazy_rejects_the_subtour_probe_only_through_its_callback() -> None:
 
 @pytest.mark.parametrize("style", list(NodeIdStyle))
 @pytest.mark.parametrize(("profile", "seed"), _points(((1, 0),), ((3, 1), (5, 2))))
-def test_relabelled_statement_passes_with_its_node_map_and_fails_without(
+def test_relabelled_statement_passes_with_its_node_map_and_fails_without_it(
     style: NodeIdStyle, profile: int, seed: int
 ) -> None:
     for sample in grid_samples("CVRP", profile, seed):
@@ -144,9 +144,17 @@ def test_relabelled_statement_passes_with_its_node_map_and_fails_without(
         assert_full_pass(verify(relabelled.code, mapped))
 
         unmapped = verify(relabelled.code, sample)
-        assert unmapped.passed is False
-        assert unmapped.error is not None and unmapped.error.kind is ErrorKind.INDEX_MISMATCH
-        assert all(p.verdict is InjVerdict.ERROR for p in unmapped.probes)
+        if style is NodeIdStyle.LETTERS:
+            # A table that names none of the statement's ids is read as the script's own labels and
+            # x by position (issue 14.2), and the verdict says so. That is right for a script
+            # written for this statement; this one was written for a renamed one, which is why
+            # a renamed statement's samples carry their node_id_map (then the table is used).
+            assert unmapped.routing_variable is not None and "read by position" in unmapped.routing_variable
+        else:
+            # ids 1..N share ids with the statement's 0..N-1: the strict rule holds.
+            assert unmapped.passed is False
+            assert unmapped.error is not None and unmapped.error.kind is ErrorKind.INDEX_MISMATCH
+            assert all(p.verdict is InjVerdict.ERROR for p in unmapped.probes)
 
 
 def test_relabelled_node_map_points_from_internal_numbers_to_statement_ids() -> None:
@@ -321,6 +329,45 @@ def test_stray_node_ids_variable_does_not_hijack_the_node_map() -> None:
     assert "node_ids = [0, 1, 2]" in code
     verdict = verify(code, sample)
     assert verdict.passed and verdict.reward == pytest.approx(1.0)
+
+
+def _with_node_table(code: str, table: str) -> str:
+    """The script with a node table of its own defined inside build_model, x still by position."""
+    return code.replace("    return m", f"    {table}\n    id2idx = {{b: i for i, b in enumerate(node_ids)}}\n    return m")
+
+
+def test_a_node_table_of_the_scripts_own_labels_is_read_by_position_and_said_so() -> None:
+    """Issue 14.2: display labels that name none of the statement's ids (here "C0".."C7") once
+    cost a correct script every probe (index_mismatch, reward 0.7)."""
+    sample = base_sample("CVRP")
+    code = _with_node_table(cvrp_two_index_flow(sample.instance), "node_ids = [f'C{i}' for i in range(N)]")
+    verdict = verify(code, sample)
+    assert verdict.passed and verdict.reward == pytest.approx(1.0), verdict.error
+    assert verdict.routing_variable is not None and "read by position" in verdict.routing_variable
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "node_ids = list(range(1, N + 1))",  # 1..N shares 1..N-1 with the statement's 0..N-1
+        "node_ids = ['depot', *range(1, N)]",  # names the customers, not the depot
+    ],
+)
+def test_a_node_table_that_shares_ids_with_the_statement_keeps_the_strict_rule(table: str) -> None:
+    sample = base_sample("CVRP")
+    verdict = verify(_with_node_table(cvrp_two_index_flow(sample.instance), table), sample)
+    assert verdict.error is not None and verdict.error.kind is ErrorKind.INDEX_MISMATCH
+    assert not verdict.passed
+
+
+def test_a_renamed_statement_keeps_the_strict_rule_for_tables_of_other_ids() -> None:
+    sample = base_sample("CVRP")
+    renamed = sample.model_copy(
+        update={"node_id_map": {str(p): f"N{p}" for p in range(sample.instance.num_nodes)}}
+    )
+    code = _with_node_table(cvrp_two_index_flow(sample.instance), "node_ids = [f'C{i}' for i in range(N)]")
+    verdict = verify(code, renamed)
+    assert verdict.error is not None and verdict.error.kind is ErrorKind.INDEX_MISMATCH
 
 
 def test_build_error_names_the_candidates_own_line() -> None:

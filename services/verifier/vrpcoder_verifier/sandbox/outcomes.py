@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from vrpcoder.errors import ErrorKind, VerificationError
+from vrpcoder.injection import InjVerdict
+from vrpcoder.optimum import judge_plan
 from vrpcoder.relabelling import judgeable_by_arcs
 from vrpcoder.samples import Sample
 from vrpcoder.verification import Verdict, VerifyConfig, all_passed, failed_verdict, reward
@@ -72,15 +74,35 @@ def verdict_inconsistency(verdict: Verdict, sample: Sample, config: VerifyConfig
     for result, probe in zip(verdict.probes, sample.probes, strict=True):
         if not result.judged and (result.passed or judgeable_by_arcs(sample.instance, probe)):
             return f"probe {probe.name} reported unjudgeable, but its label holds under every relabelling"
-    if verdict.passed != all_passed(verdict.diff, verdict.probes):
-        return "passed does not follow from DIFF and the probes"
+    problem = _optimum_inconsistency(verdict, sample)
+    if problem is not None:
+        return problem
+    if verdict.passed != all_passed(verdict.diff, verdict.probes, verdict.optimum_ok):
+        return "passed does not follow from DIFF, the optimum check and the probes"
     infrastructure = verdict.error is not None and not verdict.error.kind.is_candidate_fault
     if infrastructure:
         return None if verdict.reward is None else "an infrastructure fault carries no reward"
-    earned = reward(True, verdict.diff, verdict.inj_fraction, config.weights)
+    earned = reward(True, verdict.diff, verdict.inj_fraction, config.weights, optimum_ok=verdict.optimum_ok)
     if verdict.reward is None or abs(verdict.reward - earned) > _REWARD_TOLERANCE:
         return "reward does not follow from the verdict"
     return None
+
+
+def _optimum_inconsistency(verdict: Verdict, sample: Sample) -> str | None:
+    """The optimum check's claims that do not hold: DIFF's record names another objective, a check
+    is missing where a solution and an ``x`` were there to read, or a plan reported as passing is
+    one the checker rejects (it is judged again here, with no solver)."""
+    check = verdict.diff_check
+    if check is not None and check.final_objective != verdict.objective:
+        return "DIFF's record does not end at the verdict's objective"
+    optimum = verdict.optimum
+    if optimum is None:
+        unread = all(p.verdict is InjVerdict.ERROR for p in verdict.probes)
+        return None if verdict.objective is None or unread else "the optimum check is missing"
+    if not optimum.passed:
+        return None
+    again = judge_plan(sample.instance, optimum.routes, optimum.cycles, reading=optimum.reading)
+    return None if again.passed else "the optimum check passed a plan the checker rejects"
 
 
 @dataclass(frozen=True, slots=True)
