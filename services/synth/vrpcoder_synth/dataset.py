@@ -167,8 +167,11 @@ def card(records: Sequence[ItemRecord]) -> str:
         "",
     ]
     if mutants:
-        cells_m = Counter((r.variant, r.mutant or "", r.outcome.value, r.reason) for r in mutants)
-        lines += _table(("variant", "omitted", "outcome", "reason", "items"), (( *k, n) for k, n in sorted(cells_m.items())))
+        cells_m = Counter((r.variant, (r.coder or "").removeprefix("offline:"), r.outcome.value, r.reason) for r in mutants)
+        lines += _table(
+            ("variant", "formulation-omitted block", "outcome", "reason", "items"),
+            ((*k, n) for k, n in sorted(cells_m.items())),
+        )
     else:
         lines.append("None in this run.")
     return "\n".join(lines) + "\n"

@@ -40,7 +40,7 @@ from vrpcoder_client.prompts import code_prompt_version
 from vrpcoder_synth import __version__
 from vrpcoder_synth.config import SynthConfig
 from vrpcoder_synth.dataset import write_dataset
-from vrpcoder_synth.formulations import pick
+from vrpcoder_synth.formulations import formulations_for
 from vrpcoder_synth.regenerate import Coder, OfflineCoder, Regenerated
 from vrpcoder_synth.statements import StatementPath, index_path_for
 from vrpcoder_synth.verifiers import Answer, Backend
@@ -174,12 +174,13 @@ class WorkItem:
     base: StoredSample
     path: StatementPath
     mutant: str | None = None
-    pick_key: str | None = None
-    """For a mutant: the key its formulation was picked by (the scenario item's)."""
+    formulation: str | None = None
+    """For a mutant: the formulation it is cut from."""
 
 
 def plan_items(samples: Sequence[StoredSample], config: SynthConfig, fingerprint: str) -> list[WorkItem]:
-    """Every (sample, path) item and, with the offline coder, the mutants of each base sample."""
+    """Every (sample, path) item and, with the offline coder, the mutants of each base sample (every
+    formulation of its variant without one constraint-family block at a time)."""
     items: list[WorkItem] = []
     for stored in samples:
         s = stored.sample
@@ -189,13 +190,12 @@ def plan_items(samples: Sequence[StoredSample], config: SynthConfig, fingerprint
         for path in paths:
             items.append(WorkItem(digest("item", stored.sample_id, path, None, fingerprint), stored, path))
         if config.mutants and config.teacher.kind == "offline" and s.kind == "base":
-            scenario_key = digest("item", stored.sample_id, StatementPath.SCENARIO, None, fingerprint)
-            formulation = pick(s.variant, scenario_key)
-            for omit in formulation.omissions:
-                if formulation.omission_family(omit) is None:
-                    continue
-                key = digest("item", stored.sample_id, StatementPath.SCENARIO, omit, fingerprint)
-                items.append(WorkItem(key, stored, StatementPath.SCENARIO, omit, scenario_key))
+            for formulation in formulations_for(s.variant):
+                for omit in formulation.omissions:
+                    if formulation.omission_family(omit) is None:
+                        continue
+                    key = digest("item", stored.sample_id, StatementPath.SCENARIO, f"{formulation.name}-{omit}", fingerprint)
+                    items.append(WorkItem(key, stored, StatementPath.SCENARIO, omit, formulation.name))
     return items
 
 
@@ -231,7 +231,7 @@ def _record_id(item: WorkItem) -> str:
     s = item.base.sample
     name = f"{s.id}-{item.path.value.replace(':', '-')}"
     if item.mutant:
-        name += f"-omit-{item.mutant}"
+        name += f"-{item.formulation}-omit-{item.mutant}"
     return f"{name}-{item.key[:8]}"
 
 
@@ -250,7 +250,7 @@ def _prepare(item: WorkItem, writer: StatementWriter, coder: Coder, clock: Stage
     if written.statement is None:
         return ItemRecord(**common, outcome=Outcome.DISCARDED, reason=f"fidelity:{written.reason}"), written, None, stored
     statement = written.statement
-    active = OfflineCoder(omit=item.mutant, pick_key=item.pick_key) if item.mutant else coder
+    active = OfflineCoder(omit=item.mutant, formulation_name=item.formulation) if item.mutant else coder
     with clock.stage("code"):
         regen = active.regenerate(stored.sample, statement, item.key)
     if regen.code is None:

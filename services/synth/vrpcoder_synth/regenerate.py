@@ -23,7 +23,7 @@ from vrpcoder.samples import Sample
 from vrpcoder_client.prompts import code_system_prompt
 from vrpcoder_client.reward import extract_code
 
-from vrpcoder_synth.formulations import Formulation, Listing, pick, render, statement_listing
+from vrpcoder_synth.formulations import Formulation, Listing, formulations_for, pick, render, statement_listing
 from vrpcoder_synth.statements import Statement
 
 
@@ -59,11 +59,13 @@ class OfflineCoder:
     """Renders a shipped formulation; ``omit`` names the block a mutant leaves out."""
 
     omit: str | None = None
-    pick_key: str | None = None
-    """Choose the formulation by this key instead of the item's (a mutant uses its original's)."""
+    formulation_name: str | None = None
+    """Render this formulation instead of picking one by the item's key (mutants name theirs)."""
 
     def formulation(self, sample: Sample, key: str) -> Formulation:
-        return pick(sample.variant, self.pick_key or key)
+        if self.formulation_name is not None:
+            return next(f for f in formulations_for(sample.variant) if f.name == self.formulation_name)
+        return pick(sample.variant, key)
 
     def script(self, sample: Sample, statement: Statement, key: str) -> tuple[Formulation, str]:
         formulation = self.formulation(sample, key)
