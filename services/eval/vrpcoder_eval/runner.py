@@ -41,6 +41,9 @@ from vrpcoder_eval.results import (
 )
 
 CONFIG_FILE = "run.json"
+RESUMABLE_CHANGES = {"model", "limit", "benchmarks", "label"}
+"""What may differ when a run folder is resumed: the endpoint's address (the same model served
+elsewhere), how many items and which benchmarks, the report label. Anything else is another run."""
 DIFF_ONLY_KIND = "diff_only"
 
 
@@ -140,12 +143,9 @@ class Runner:
         path = self.run_dir / CONFIG_FILE
         if path.is_file():
             previous = RunConfig.model_validate_json(path.read_text(encoding="utf-8"))
-            same = previous.model_dump(exclude={"limit", "benchmarks", "label"}) == self.config.model_dump(
-                exclude={"limit", "benchmarks", "label"}
-            )
-            if not same:
+            if previous.model_dump(exclude=RESUMABLE_CHANGES) != self.config.model_dump(exclude=RESUMABLE_CHANGES):
                 raise ValueError(
-                    f"{path} records a different run (model, prompt, decoding or verification settings); "
+                    f"{path} records a different run (model name, prompt, decoding or verification settings); "
                     "use a fresh RUN_DIR"
                 )
         self.run_dir.mkdir(parents=True, exist_ok=True)
