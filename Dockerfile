@@ -1,7 +1,11 @@
-# The workspace's image, in two targets that share their lower layers:
-#   verifier   the shared library, the light client and the verifier service (what compose and k8s run):
+# The workspace's images, as two targets that share their lower layers:
+#   verifier   the shared library, the light client and the verifier service, which compose and
+#              k8s run with different commands (`docker build --target verifier .`):
 #                vrpcoder verifier api --host 0.0.0.0 --port 8000   |   vrpcoder verifier worker
-#   workspace  (the default, last stage) the verifier target plus the synth, trainer and eval services
+#   workspace  (the default: last stage) the verifier target plus the synth, trainer and eval
+#              services, the trainer's torch and transformers included (several GB)
+# The verifier stage comes first so that even Docker's legacy builder, which builds every stage
+# before the target, never builds the trainer's dependencies for a verifier image.
 #
 # PYTHON_IMAGE picks the base. Where no registry is reachable, deploy/offline-bases.sh builds a
 # stand-in from Debian packages (debootstrap + docker import); deploy/smoke.sh --offline uses it.
@@ -26,8 +30,11 @@ COPY client/ client/
 COPY shared/ shared/
 COPY services/verifier/ services/verifier/
 # Byte code is compiled here, at build time: the root file system is read-only at run time.
-# Swagger UI's source maps (5 MB) only serve a browser's developer tools.
+# Left out of the layer: the libraries' own test suites (numpy's and scipy's are 50 MB; nothing
+# imports them at run time) and Swagger UI's source maps (5 MB, for a browser's developer tools).
 RUN pip install --no-cache-dir ./client ./shared ./services/verifier \
+    && find "$(python -c 'import os, numpy; print(os.path.dirname(os.path.dirname(numpy.__file__)))')" \
+        -depth -type d -name tests -exec rm -rf {} + \
     && find "$(python -c 'import swagger_ui_bundle; print(swagger_ui_bundle.swagger_ui_path)')" -name '*.map' -delete
 USER 10001
 EXPOSE 8000
