@@ -1,12 +1,14 @@
 """Fixtures of the verifier service tests: real Redis, the API under uvicorn, two worker processes.
 
-The machine's Redis (127.0.0.1:6379) is used on DB 13 with a per-run queue and key prefix, and the
-run's keys are deleted afterwards; without one, a private redis-server is started. Tests that stop
-Redis always use a private redis-server of their own (see test_faults.py).
+The tests start a private redis-server on a free port and stop it afterwards, so they neither need
+nor touch the machine's Redis; ``VRPCODER_TEST_REDIS_URL`` names another one to use instead (a
+per-run queue and key prefix keep the run apart, and its keys are deleted afterwards). Tests that
+stop Redis always use a private redis-server of their own (see test_faults.py).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,13 +18,16 @@ from vrpcoder_client.client import VerifierClient
 from vrpcoder_verifier.settings import Settings
 from vrpcoder_verifier.stack import LocalStack, RedisServer, purge, redis_answers, stack_settings
 
-from tests.verifier.support import EXECUTOR, MACHINE_REDIS, tiny_samples
+from tests.verifier.support import EXECUTOR, TEST_REDIS_ENV, tiny_samples
 
 
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
-    if redis_answers(MACHINE_REDIS):
-        yield MACHINE_REDIS
+    named = os.environ.get(TEST_REDIS_ENV)
+    if named:
+        if not redis_answers(named):
+            pytest.exit(f"{TEST_REDIS_ENV}={named} does not answer", returncode=2)
+        yield named
         return
     server = RedisServer()
     server.start()

@@ -8,7 +8,8 @@ from functools import cache
 from vrpcoder.samples import Sample, build_grid_point
 from vrpcoder.verification import Verdict
 
-MACHINE_REDIS = "redis://127.0.0.1:6379/13"
+TEST_REDIS_ENV = "VRPCODER_TEST_REDIS_URL"
+"""Names a Redis for the tests to share (with a key prefix of their own); unset, they start a private one."""
 EXECUTOR = os.environ.get("VRPCODER_TEST_EXECUTOR", "auto")
 """How test stacks run candidates: ``auto`` goes through the sandbox wherever one is usable."""
 
@@ -32,9 +33,17 @@ def slow_gold(sample: Sample, seconds: float) -> str:
     return code
 
 
+def _timeless(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _timeless(v) for k, v in value.items() if k != "seconds" and not k.endswith("_seconds")}
+    if isinstance(value, list):
+        return [_timeless(v) for v in value]
+    return value
+
+
 def comparable(verdict: Verdict) -> dict[str, object]:
-    """A verdict without its wall-clock timings, which differ between any two runs."""
-    data = verdict.model_dump(mode="json", exclude={"build_seconds", "probe_seconds"})
-    for probe in data["probes"]:
-        probe.pop("seconds")
+    """A verdict without its wall-clock timings (any ``seconds`` or ``*_seconds`` field, at any
+    depth), which differ between any two runs."""
+    data = _timeless(verdict.model_dump(mode="json"))
+    assert isinstance(data, dict)
     return data

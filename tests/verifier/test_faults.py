@@ -16,11 +16,13 @@ from pathlib import Path
 import httpx
 import pytest
 import redis
+from vrpcoder.errors import ErrorKind
 from vrpcoder.samples import Sample
 from vrpcoder.verification import VerifyConfig, verify
 from vrpcoder_client.client import AsyncVerifierClient, VerifierClient
+from vrpcoder_verifier.health import sandbox_report
 from vrpcoder_verifier.schemas import JobState, VerifyOptions, VerifyResult
-from vrpcoder_verifier.stack import LocalStack, RedisServer, stack_settings
+from vrpcoder_verifier.stack import LocalStack, RedisServer, purge, stack_settings
 
 from tests.verifier.support import EXECUTOR, comparable, slow_gold
 
@@ -58,73 +60,6 @@ def _worker_running(stack: LocalStack, job_id: str, timeout: float = 20.0) -> in
     finally:
         client.close()
     raise AssertionError(f"job {job_id} never started")
-
-
-def _stored(stack: LocalStack, kind: str, item_id: str) -> str | None:
-    """A key of the stack as it is in Redis now: an item's record (``job``) or its job (``item``)."""
-    client = redis.Redis.from_url(stack.settings.redis_url, decode_responses=True)
-    try:
-        value = client.get(stack.settings.key(kind, item_id))
-        return None if value is None else str(value)
-    finally:
-        client.close()
-
-
-def _recorded(stack: LocalStack, item_id: str, timeout: float = 30.0) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        record = _stored(stack, "job", item_id)
-        if record is not None:
-            return record
-        time.sleep(0.05)
-    raise AssertionError(f"item {item_id} never finished")
-
-
-def _chunk_with_a_finished_item(
-    stack: LocalStack, client: VerifierClient, candidates: list[str], sample: Sample
-) -> tuple[list[VerifyResult], str, int]:
-    """Send a batch whose first item is fast and second slow; once the first is done, return the
-    results, that item's record, and the index of the worker running their chunk."""
-    pending = client.verify_batch(candidates, sample, options=OPTIONS, wait=0.0, until_done=False)
-    first, second = (r.job_id for r in pending[:2])
-    assert first is not None and second is not None
-    holder = _stored(stack, "item", first)
-    assert holder is not None and holder == _stored(stack, "item", second), "the items are not in one chunk"
-    record = _recorded(stack, first)
-    return pending, record, _worker_running(stack, holder)
-
-
-def test_a_chunk_whose_worker_dies_is_rerun_without_redoing_finished_items(
-    redis_server: RedisServer, tmp_path: Path, cvrp: Sample
-) -> None:
-    fast = [f"{cvrp.gold_code}\n# fast {i}\n" for i in range(6)]
-    candidates = [fast[0], f"{slow_gold(cvrp, 3.0)}\n# slow\n", *fast[2:]]
-    with _stack(redis_server, tmp_path) as stack, VerifierClient(stack.base_url, stack.token) as client:
-        time.sleep(2 * stack.settings.worker_heartbeat_seconds)  # the API has counted both workers
-        pending, record, worker = _chunk_with_a_finished_item(stack, client, candidates, cvrp)
-        _kill(stack.worker_processes[worker])
-        done = client.wait(pending, timeout=60)
-        assert all(r.state is JobState.FINISHED and r.reward == pytest.approx(1.0) for r in done)
-        assert pending[0].job_id is not None
-        assert _stored(stack, "job", pending[0].job_id) == record, "the finished item was verified again"
-
-
-def test_a_chunk_whose_worker_dies_without_retries_fails_only_its_unfinished_items(
-    redis_server: RedisServer, tmp_path: Path, cvrp: Sample
-) -> None:
-    gold = cvrp.gold_code
-    candidates = [f"{gold}\n# done first\n", slow_gold(cvrp, 30.0), f"{gold}\n# next chunk\n"]
-    with _stack(redis_server, tmp_path, workers=1, job_retries=0) as stack, VerifierClient(
-        stack.base_url, stack.token
-    ) as client:
-        pending, _, worker = _chunk_with_a_finished_item(stack, client, candidates, cvrp)
-        _kill(stack.worker_processes[worker])
-        done = client.wait(pending[:2], timeout=30)
-        assert done[0].state is JobState.FINISHED and done[0].reward == pytest.approx(1.0)
-        assert done[1].state is JobState.FAILED and done[1].reward is None
-        assert done[1].failure is not None and "worker" in done[1].failure and "died" in done[1].failure
-        assert pending[2].job_id is not None
-        assert client.job(pending[2].job_id).state is JobState.QUEUED, "no worker took the other chunk"
 
 
 def _kill(process: object) -> None:
@@ -166,6 +101,7 @@ def test_killed_worker_job_without_retries_fails_with_a_clear_status(
         assert result.reward is None
         assert result.failure is not None and "worker" in result.failure and "died" in result.failure
         assert seconds < stack.settings.worker_dead_after_seconds + 5.0
+        assert _metric(stack, "verifier_failed_jobs_total") == 1.0, "a job that ended failed was not counted"
 
 
 def test_redis_outage_gives_503_then_the_service_recovers(
@@ -188,6 +124,86 @@ def test_redis_outage_gives_503_then_the_service_recovers(
         again = client.verify(cvrp.gold_code + "\n# after the outage\n", cvrp, options=OPTIONS)
         assert again.state is JobState.FINISHED and again.reward == pytest.approx(1.0)
         assert httpx.get(f"{stack.base_url}/readyz").status_code == 200
+
+
+def _metric(stack: LocalStack, line_start: str) -> float:
+    text = httpx.get(f"{stack.base_url}/metrics", timeout=10).text
+    line = next((line for line in text.splitlines() if line.startswith(f"{line_start} ")), None)
+    return 0.0 if line is None else float(line.split()[-1])
+
+
+LOOP = "def build_model():\n    while True:\n        pass\n"
+LOOP_LIMITS: dict[str, object] = {"job_build_seconds": 2.0, "job_grace_seconds": 2.0}
+"""A short build allowance, so that a loop's derived wall limit is a few seconds, not minutes."""
+
+
+def test_a_looping_build_ends_as_timeout_within_the_limit_its_request_derives(
+    redis_server: RedisServer, tmp_path: Path, cvrp: Sample
+) -> None:
+    if not sandbox_report().available:
+        pytest.skip("only the sandbox enforces a job's wall limit")
+    options = VerifyOptions(time_limit=1.0)
+    with _stack(redis_server, tmp_path, workers=1, **LOOP_LIMITS) as stack, VerifierClient(stack.base_url, stack.token) as client:
+        bound = stack.settings.job_wall_seconds(options.time_limit or 0.0, len(cvrp.probes))
+        assert bound < 20.0
+        started = time.monotonic()
+        pending = client.verify(LOOP, cvrp, options=options, wait=0.0, until_done=False)
+        result = client.wait([pending], timeout=bound + 15.0)[0]
+        seconds = time.monotonic() - started
+        assert result.state is JobState.FINISHED, f"the loop was still running after {seconds:.0f} s"
+        assert result.verdict is not None and result.verdict.error is not None
+        assert result.verdict.error.kind is ErrorKind.TIMEOUT and result.reward == 0.0
+        assert seconds < bound + 5.0
+        assert f"{bound:g} s" in result.verdict.error.detail
+
+
+def test_a_looping_member_of_a_batch_delays_no_other_member(
+    redis_server: RedisServer, tmp_path: Path, cvrp: Sample
+) -> None:
+    """[loop, 7 x gold] with two workers: the seven verdicts come back while the loop still runs."""
+    if not sandbox_report().available:
+        pytest.skip("only the sandbox enforces a job's wall limit")
+    options = VerifyOptions(time_limit=2.0)
+    golds = [f"{cvrp.gold_code}\n# beside a loop {i}\n" for i in range(7)]
+    with _stack(redis_server, tmp_path, workers=2, **LOOP_LIMITS) as stack, VerifierClient(stack.base_url, stack.token) as client:
+        time.sleep(2 * stack.settings.worker_heartbeat_seconds)
+        bound = stack.settings.job_wall_seconds(options.time_limit or 0.0, len(cvrp.probes))
+        started = time.monotonic()
+        pending = client.verify_batch([LOOP, *golds], cvrp, options=options, wait=0.0, until_done=False)
+        seven = client.wait(pending[1:], timeout=bound)
+        seconds = time.monotonic() - started
+        assert [r.reward for r in seven] == [pytest.approx(1.0)] * 7
+        assert pending[0].job_id is not None
+        assert client.job(pending[0].job_id).state is JobState.RUNNING, "the loop ended before the others"
+        assert seconds < bound / 2, f"the seven took {seconds:.1f} s, the loop may hold a worker for {bound:.0f} s"
+        loop = client.wait(pending[:1], timeout=bound + 15.0)[0]
+        assert loop.verdict is not None and loop.verdict.error is not None
+        assert loop.verdict.error.kind is ErrorKind.TIMEOUT
+
+
+def _keys(url: str) -> dict[str, int]:
+    """Every key of the Redis at ``url`` with its TTL in seconds (-1: none)."""
+    client = redis.Redis.from_url(url, decode_responses=True)
+    try:
+        return {str(key): int(client.ttl(key)) for key in client.scan_iter(count=1000)}
+    finally:
+        client.close()
+
+
+def test_a_stack_on_a_shared_redis_leaves_nothing_behind(redis_server: RedisServer, tmp_path: Path, cvrp: Sample) -> None:
+    """What the demo (`make run`) does on a Redis it was pointed at: every key it made is gone after."""
+    candidates = [cvrp.gold_code, "def build_model(:\n", f"{cvrp.gold_code}\n# another\n"]
+    with _stack(redis_server, tmp_path, workers=2) as stack, VerifierClient(stack.base_url, stack.token) as client:
+        results = client.verify_batch(candidates, cvrp, options=OPTIONS)
+        assert all(r.state is JobState.FINISHED for r in results)
+        assert client.verify(cvrp.gold_code, cvrp, options=OPTIONS).cached
+        settings = stack.settings
+    assert _keys(redis_server.url), "the stack wrote nothing to purge"
+    purge(settings)
+    left = _keys(redis_server.url)
+    # rq's workers take a global maintenance lock (rq:clean_groups) that expires by itself within minutes
+    assert all(0 < ttl <= 3600 for ttl in left.values()), f"keys left behind: {left}"
+    assert not [key for key in left if key.startswith(("rq:job:", "rq:results:", "rq:execution"))], left
 
 
 @pytest.mark.slow

@@ -14,7 +14,9 @@ from vrpcoder.samples import Sample
 from vrpcoder.verification import RewardWeights, Verdict, VerifyConfig
 from vrpcoder_verifier.cache import CachedVerdict, cache_key, cacheable
 from vrpcoder_client.client import RetryPolicy, VerifierClient, VerifierHTTPError, VerifierUnavailable
-from vrpcoder_verifier.queue import ItemSpec, chunk_size, chunked, infrastructure_verdict
+from vrpcoder_verifier.api.core.limits import ECHO_CHARS, brief
+from vrpcoder_verifier.api.core.metrics import JobOutcomes
+from vrpcoder_verifier.queue import ItemSpec, infrastructure_verdict, text_fault
 from vrpcoder_verifier.schemas import (
     BatchRequest,
     BatchResponse,
@@ -105,22 +107,52 @@ def test_sample_digest_is_content_addressed(cvrp: Sample, tsp: Sample) -> None:
     assert sample_digest(renamed) != sample_digest(cvrp)
 
 
+def test_a_job_s_wall_limit_follows_its_time_limit_and_probes_up_to_the_cap() -> None:
+    settings = Settings(job_build_seconds=10.0, job_grace_seconds=5.0, sandbox_wall_seconds=600.0)
+    assert settings.job_wall_seconds(5.0, 5) == pytest.approx(10.0 + 5.0 * 7 + 5.0)
+    assert settings.job_wall_seconds(1.0, 0) == pytest.approx(17.0)
+    assert settings.job_wall_seconds(5.0, 6) - settings.job_wall_seconds(5.0, 5) == pytest.approx(5.0)
+    assert settings.job_wall_seconds(120.0, 30) == 600.0
+
+
+def test_an_item_crosses_the_queue_unchanged() -> None:
+    spec = ItemSpec(id="0" * 32, candidate="x = '\ud800'", sample_id="s", cache_key="k")
+    assert ItemSpec(**json.loads(json.dumps(spec.wire()))) == spec
+
+
 @pytest.mark.parametrize(
-    ("items", "workers", "cap", "size"),
-    [(1, 2, 16, 1), (4, 2, 16, 1), (5, 2, 16, 2), (40, 2, 16, 10), (40, 1, 16, 16), (40, 0, 8, 8),
-     (3, 8, 16, 1)],
-    ids=["single", "one-each", "rounds-up", "two-per-worker", "capped", "no-worker-counted", "few-items"],
+    ("candidate", "faulty"),
+    [("def build_model():\n    return None\n", False), ("é → ∑ 😀", False), ("x = 1\n\ud800", True), ("\udfff", True)],
+    ids=["ascii", "unicode", "lone-high-surrogate", "lone-low-surrogate"],
 )
-def test_a_batch_makes_about_two_chunks_per_worker(items: int, workers: int, cap: int, size: int) -> None:
-    assert chunk_size(items, workers, cap) == size
+def test_text_that_is_not_unicode_is_the_candidate_s_syntax_error(candidate: str, faulty: bool) -> None:
+    fault = text_fault(candidate)
+    assert (fault is not None) == faulty
+    if fault is not None:
+        assert fault.kind is ErrorKind.SYNTAX_ERROR and fault.kind.is_candidate_fault
+        fault.model_dump_json()  # the verdict that carries it can be written
 
 
-def test_chunks_keep_request_order_and_lose_nothing() -> None:
-    specs = [ItemSpec(id=f"{i:032x}", candidate=f"c{i}", sample_id="s", cache_key=f"k{i}") for i in range(7)]
-    chunks = chunked(specs, 3)
-    assert [len(c) for c in chunks] == [3, 3, 1]
-    assert [item for chunk in chunks for item in chunk] == specs
-    assert ItemSpec(**specs[0].wire()) == specs[0]
+def test_cache_keys_of_text_with_lone_surrogates_are_distinct() -> None:
+    keys = {cache_key(text, "a" * 64, "v1", VerifyConfig()) for text in ("\ud800", "\ud801", "\udc00", "?")}
+    assert len(keys) == 4
+
+
+def test_a_validation_error_echoes_its_input_in_brief() -> None:
+    body = {"candidate": "#" * 7_000_000, "sample_id": "\ud800", "items": list(range(1000)), "deep": {"a": {"b": {"c": 1}}}}
+    shown = brief(body)
+    text = json.dumps(shown, ensure_ascii=False).encode("utf-8")
+    assert len(text) < 4 * ECHO_CHARS + 1000
+    assert shown["candidate"].endswith("(7000000 characters)")
+    assert shown["sample_id"] == "\\ud800"
+    assert shown["items"][-1] == "... 990 more items"
+    assert shown["deep"]["a"] == "{...} (1 keys)"
+
+
+def test_job_outcomes_are_read_from_the_stats_hash() -> None:
+    ended = JobOutcomes.of({b"failed": b"3", b"verdict:none": b"7", b"verdict:timeout": b"2"})
+    assert ended.failed == 3 and dict(ended.verdicts) == {"none": 7, "timeout": 2}
+    assert JobOutcomes.of({}).failed == 0
 
 
 def _cached_verdicts(sample: Sample) -> list[Verdict]:

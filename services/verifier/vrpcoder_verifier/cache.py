@@ -28,7 +28,7 @@ def cache_key(candidate: str, sample_id: str, version: str, config: VerifyConfig
     """sha256 over length-prefixed parts, so no two different tuples can produce the same byte stream."""
     digest = hashlib.sha256()
     for part in (candidate, sample_id, version, config.model_dump_json()):
-        data = part.encode()
+        data = part.encode("utf-8", "surrogatepass")  # any str hashes, even one JSON gave a lone surrogate
         digest.update(len(data).to_bytes(8, "big"))
         digest.update(data)
     return digest.hexdigest()

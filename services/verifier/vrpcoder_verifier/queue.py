@@ -1,34 +1,37 @@
 """The rq side of the service: the job function, how jobs are enqueued, and how dead workers are reaped.
 
-A job carries a *chunk* of items (candidate text, sample digest, cache key, the item's own id) plus
-the config JSON and the list to notify: only references, so a GRPO group against one large sample
-does not copy the sample into every job. A single request is a one-item job whose id is the item's;
-a batch is cut into a few chunks (about two per alive worker), so rq's fixed cost per job is paid a
-few times per batch rather than once per candidate. The worker runs a chunk's items back to back
-and, as each one ends, pushes a ``JobNotice`` onto the request's list and keeps the same notice
-under the item's id: the API blocks on the list instead of polling rq, and GET /v1/jobs reads the
-record (or, while the item is pending, the state of the rq job that holds it).
+Every candidate is an rq job of its own (its id is the item's public id), carrying the candidate
+text, the sample's digest, the cache key, the config JSON and the list to notify: only references,
+so a GRPO group against one large sample does not copy the sample into every job. One job per
+candidate is what keeps the items of a batch independent: a looping candidate holds one worker
+until its wall limit, and every other item of its batch goes to whichever worker is free next
+(chunks of items run back to back once left a correct script waiting behind a loop for minutes).
+As a job ends the worker pushes a ``JobNotice`` onto the request's list and keeps the same notice
+under the item's id, and counts the outcome in the service's stats hash, all in one round trip:
+the API blocks on the list instead of polling rq, GET /v1/jobs reads the record (or, while the
+item is pending, its rq job's state), and /metrics reads what ended, wherever it ended.
+
+A job's wall limit comes from its request: ``Settings.job_wall_seconds`` (build allowance, one
+time limit per solve, grace), capped by the server. The sandbox ends a job past it as ``timeout``.
 
 A worker that dies under a job (OOM kill, node loss) leaves the job in rq's StartedJobRegistry, and
 rq only notices after the job's own timeout plus a minute. Each worker therefore keeps a short-lived
 "alive" key; ``reap_abandoned`` hands the jobs of workers whose key has expired to rq's own
 abandoned-job path, which re-runs them while retries are left and otherwise fails them, so no job
-is lost and none hangs for longer than a few heartbeats. A re-run chunk skips the items that already
-have a record, and a final failure announces only the items that have none.
+is lost and none hangs for longer than a few heartbeats. A re-run skips an item that already has a
+record, and a final failure is announced only for an item that has none.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import math
+import logging
 import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Protocol
 
 import redis
 from pydantic import BaseModel, ConfigDict
@@ -44,6 +47,8 @@ from vrpcoder.samples import Sample
 from vrpcoder.verification import Verdict, VerifyConfig, failed_verdict
 
 from vrpcoder_verifier.cache import SampleStore, cacheable, verdict_key
+from vrpcoder_verifier.executors import Executor, Ran, build_executor, infrastructure_verdict, run_candidate
+from vrpcoder_verifier.logs import log_event
 from vrpcoder_verifier.schemas import JobState, VerifyResult
 from vrpcoder_verifier.settings import Settings
 
@@ -52,11 +57,12 @@ _FINISHED_JOB_TTL_SECONDS = 60
 """How long rq keeps a finished job. Nothing reads it (each item's record is the result), but deleting
 it at once (``result_ttl=0``) costs rq more round trips than letting it expire."""
 
+FAILED_FIELD = "failed"
+"""Field of the stats hash counting items that ended without a verdict."""
+VERDICT_FIELD_PREFIX = "verdict:"
+"""Fields ``verdict:<error kind>`` of the stats hash (``none`` for a clean pass or fail)."""
 
-class Executor(Protocol):
-    """What a worker runs candidates with: the sandbox executor, or in-process ``verify`` when allowed."""
-
-    def verify(self, candidate_code: str, sample: Sample, config: VerifyConfig) -> Verdict: ...
+logger = logging.getLogger("vrpcoder_verifier.worker")
 
 
 class JobNotice(BaseModel):
@@ -77,7 +83,7 @@ class JobNotice(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class ItemSpec:
-    """One candidate of a job. ``id`` is what the client sees as its job id and polls GET /v1/jobs with."""
+    """One candidate, one job. ``id`` is what the client sees as its job id and polls GET /v1/jobs with."""
 
     id: str
     candidate: str
@@ -85,26 +91,25 @@ class ItemSpec:
     cache_key: str
 
     def wire(self) -> dict[str, str]:
-        return dataclasses.asdict(self)
+        return {"id": self.id, "candidate": self.candidate, "sample_id": self.sample_id, "cache_key": self.cache_key}
 
 
 def new_id() -> str:
     return uuid.uuid4().hex
 
 
-def chunk_size(items: int, workers: int, cap: int) -> int:
-    """About two jobs per alive worker: fewer rq round trips per batch, yet no worker left idle."""
-    return max(1, min(cap, math.ceil(items / (2 * max(1, workers)))))
-
-
-def chunked(items: Sequence[ItemSpec], size: int) -> list[list[ItemSpec]]:
-    """Consecutive runs of ``size`` items (request order, so one chunk tends to share its samples)."""
-    return [list(items[start : start + size]) for start in range(0, len(items), size)]
-
-
-def infrastructure_verdict(sample: Sample, detail: str) -> Verdict:
-    """A verdict that blames us, not the candidate: no reward at all rather than a silent zero."""
-    return failed_verdict(sample, VerificationError(kind=ErrorKind.INFRASTRUCTURE, detail=detail))
+def text_fault(candidate: str) -> VerificationError | None:
+    """A candidate that is not valid Unicode text (a lone surrogate from JSON's ``\\ud800``) cannot
+    be source code: Python cannot compile it. It is the candidate's syntax error, judged here
+    before it reaches anything that would encode it (the sandbox's frames, the verdict's JSON)."""
+    try:
+        candidate.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return VerificationError(
+            kind=ErrorKind.SYNTAX_ERROR,
+            detail=f"the candidate is not valid Unicode text: {exc.reason} at character {exc.start}",
+        )
+    return None
 
 
 def notify_key(settings: Settings, token: str) -> str:
@@ -115,9 +120,9 @@ def job_record_key(settings: Settings, item_id: str) -> str:
     return settings.key("job", item_id)
 
 
-def item_job_key(settings: Settings, item_id: str) -> str:
-    """Which rq job carries an item, for items of a chunk (a one-item job has the item's id)."""
-    return settings.key("item", item_id)
+def stats_key(settings: Settings) -> str:
+    """Hash of counts of how items ended (``failed``, ``verdict:<kind>``), written as each one ends."""
+    return settings.key("stats")
 
 
 def alive_key(settings: Settings, worker_name: str) -> str:
@@ -166,69 +171,80 @@ def install_context(context: WorkerContext) -> None:
 def _current_context() -> WorkerContext:
     global _context
     if _context is None:
-        from vrpcoder_verifier.worker import build_executor
-
         settings = Settings()
         _context = WorkerContext(settings=settings, executor=build_executor(settings))
     return _context
 
 
+def verdict_kind(verdict: Verdict) -> str:
+    return verdict.error.kind.value if verdict.error is not None else "none"
+
+
 def publish(
     connection: redis.Redis, settings: Settings, notify: str, notice: JobNotice, cache_key: str | None = None
 ) -> None:
-    """Record and announce how an item ended (and cache its verdict) in one round trip."""
+    """Record, count and announce how an item ended (and cache its verdict) in one round trip."""
     payload = notice.model_dump_json()
+    outcome = FAILED_FIELD if notice.verdict is None else VERDICT_FIELD_PREFIX + verdict_kind(notice.verdict)
     with connection.pipeline(transaction=False) as pipe:
         if cache_key is not None and notice.verdict is not None and cacheable(notice.verdict):
             pipe.set(verdict_key(settings, cache_key), notice.verdict.model_dump_json(), ex=settings.cache_ttl_seconds)
         pipe.set(job_record_key(settings, notice.job_id), payload, ex=settings.result_ttl_seconds)
+        pipe.hincrby(stats_key(settings), outcome, 1)
         pipe.rpush(notify, payload)
         pipe.expire(notify, int(settings.max_wait_seconds) + 60)
         pipe.execute()
 
 
-def unrecorded(connection: redis.Redis, settings: Settings, items: Sequence[ItemSpec]) -> list[ItemSpec]:
-    """The items that have no record yet: a chunk re-run after its worker died skips finished ones."""
-    with connection.pipeline(transaction=False) as pipe:
-        for item in items:
-            pipe.exists(job_record_key(settings, item.id))
-        recorded = pipe.execute()
-    return [item for item, found in zip(items, recorded, strict=True) if not found]
+def recorded(connection: redis.Redis, settings: Settings, item_id: str) -> bool:
+    return bool(connection.exists(job_record_key(settings, item_id)))
 
 
-def _verify_item(
-    context: WorkerContext, connection: redis.Redis, item: ItemSpec, config: VerifyConfig, enqueued: float
-) -> JobNotice:
-    """One item's notice; a missing sample fails the item alone (re-running cannot bring the sample back)."""
+def _verify_item(context: WorkerContext, connection: redis.Redis, item: ItemSpec, config: VerifyConfig) -> tuple[JobNotice, str]:
+    """One item's notice and where it ran; a missing sample fails the item (re-running cannot bring it back)."""
     sample = context.sample(connection, item.sample_id)
     if sample is None:
         missing = LookupError(f"sample {item.sample_id} is not registered (it expired or was never stored)")
-        return JobNotice(job_id=item.id, failure=describe_failure(LookupError, missing))
+        return JobNotice(job_id=item.id, failure=describe_failure(LookupError, missing)), "-"
+    fault = text_fault(item.candidate)
+    if fault is not None:
+        return JobNotice(job_id=item.id, verdict=failed_verdict(sample, fault)), "-"
+    wall = context.settings.job_wall_seconds(config.time_limit, len(sample.probes))
     try:
-        verdict = context.executor.verify(item.candidate, sample, config)
+        ran = run_candidate(context.executor, item.candidate, sample, config, wall)
     except Exception as exc:  # noqa: BLE001 - the executor must not raise; if it does, the fault is ours
-        verdict = infrastructure_verdict(sample, f"executor raised {type(exc).__name__}: {exc}")
-    return JobNotice(job_id=item.id, verdict=verdict, latency=max(0.0, time.time() - enqueued))
+        ran = Ran(infrastructure_verdict(sample, f"executor raised {type(exc).__name__}: {exc}"), "-")
+    return JobNotice(job_id=item.id, verdict=ran.verdict), ran.sandbox
 
 
-def run_chunk(items: list[dict[str, str]], config: str, notify: str) -> None:
-    """The rq job: verify the items back to back, publishing each one's notice as soon as it is done.
+def run_item(item: dict[str, str], config: str, notify: str) -> None:
+    """The rq job: verify one candidate and publish its notice.
 
-    Nothing is returned: every item's outcome is already recorded under its own id, so storing an rq
-    result as well would be a second write nobody reads.
+    Nothing is returned: the item's outcome is already recorded under its own id, so storing an rq
+    result as well would be a second write nobody reads. A re-run after its worker died skips an
+    item that was recorded before the death.
     """
+    started = time.monotonic()
     context = _current_context()
     job = get_current_job()
     if job is None:
-        raise RuntimeError("run_chunk must run inside an rq job")
+        raise RuntimeError("run_item must run inside an rq job")
     connection = job.connection
-    specs = [ItemSpec(**item) for item in items]
-    todo = unrecorded(connection, context.settings, specs) if len(specs) > 1 else specs
-    verify_config = VerifyConfig.model_validate_json(config)
+    spec = ItemSpec(**item)
+    rerun = job.retries_left is not None and job.retries_left < context.settings.job_retries
+    if rerun and recorded(connection, context.settings, spec.id):
+        return
+    notice, sandbox = _verify_item(context, connection, spec, VerifyConfig.model_validate_json(config))
     enqueued = job.enqueued_at.timestamp() if job.enqueued_at else time.time()
-    for item in todo:
-        notice = _verify_item(context, connection, item, verify_config, enqueued)
-        publish(connection, context.settings, notify, notice, item.cache_key)
+    notice = notice.model_copy(update={"latency": max(0.0, time.time() - enqueued)})
+    publish(connection, context.settings, notify, notice, spec.cache_key)
+    verdict = notice.verdict
+    log_event(
+        logger, "job done", job=spec.id, sample=spec.sample_id,
+        verdict=verdict_kind(verdict) if verdict is not None else "failed",
+        reward=verdict.reward if verdict is not None else None,
+        seconds=time.monotonic() - started, sandbox=sandbox,
+    )
 
 
 def describe_failure(exc_type: type[BaseException] | None, exc_value: BaseException | None) -> str:
@@ -247,19 +263,18 @@ def on_job_failure(
     exc_value: BaseException | None,
     traceback: TracebackType | None,
 ) -> None:
-    """rq failure callback: announce a *final* failure (rq calls this before deciding on a retry).
-
-    Every item of the job that has no record yet gets a failure notice; items it finished before it
-    died keep their verdicts.
-    """
+    """rq failure callback: announce a *final* failure (rq calls this before deciding on a retry),
+    unless the item was recorded before its worker died."""
     if job.retries_left:
         return
     settings = Settings.model_validate_json(job.meta["settings"]) if "settings" in job.meta else Settings()
+    item = ItemSpec(**job.kwargs["item"])
+    if recorded(connection, settings, item.id):
+        return
     failure = describe_failure(exc_type, exc_value)
-    notify = str(job.kwargs["notify"])
-    items = [ItemSpec(**item) for item in job.kwargs["items"]]
-    for item in unrecorded(connection, settings, items):
-        publish(connection, settings, notify, JobNotice(job_id=item.id, failure=failure))
+    publish(connection, settings, str(job.kwargs["notify"]), JobNotice(job_id=item.id, failure=failure))
+    log_event(logger, "job failed", logging.WARNING, job=item.id, sample=item.sample_id, verdict="failed",
+              reward=None, failure=failure)
 
 
 def _settings_meta(settings: Settings) -> str:
@@ -268,40 +283,28 @@ def _settings_meta(settings: Settings) -> str:
     return json.dumps({k: v for k, v in settings.model_dump(mode="json").items() if k in keep})
 
 
-def _job_data(
-    chunk: Sequence[ItemSpec], config: str, notify: str, meta: dict[str, str], settings: Settings
-) -> EnqueueData:
-    first = chunk[0]
+def _job_data(item: ItemSpec, config: str, notify: str, meta: dict[str, str], settings: Settings) -> EnqueueData:
     return Queue.prepare_data(
-        run_chunk,
-        kwargs={"items": [item.wire() for item in chunk], "config": config, "notify": notify},
-        timeout=settings.job_timeout_seconds * len(chunk),
+        run_item,
+        kwargs={"item": item.wire(), "config": config, "notify": notify},
+        timeout=settings.job_timeout_seconds,
         result_ttl=_FINISHED_JOB_TTL_SECONDS,
         failure_ttl=settings.failure_ttl_seconds,
-        description=f"verify {len(chunk)} candidate(s), sample {first.sample_id[:12]}",
-        job_id=first.id if len(chunk) == 1 else new_id(),
+        description=f"verify a candidate, sample {item.sample_id[:12]}",
+        job_id=item.id,
         meta=meta,
         retry=Retry(max=settings.job_retries) if settings.job_retries else None,
         on_failure=Callback(on_job_failure),
     )
 
 
-def enqueue(
-    queue: Queue, chunks: Sequence[Sequence[ItemSpec]], config: VerifyConfig, notify: str, settings: Settings
-) -> list[str]:
-    """Enqueue one job per chunk, and where a job's id is not its item's, say which job holds each item.
-
-    All in one transaction, so GET /v1/jobs never sees an item whose job is not queued yet.
-    """
+def enqueue(queue: Queue, items: Sequence[ItemSpec], config: VerifyConfig, notify: str, settings: Settings) -> list[str]:
+    """Enqueue one job per item, all in one round trip (a pipeline)."""
     meta = {"settings": _settings_meta(settings)}
     config_json = config.model_dump_json()
-    datas = [_job_data(chunk, config_json, notify, meta, settings) for chunk in chunks]
+    datas = [_job_data(item, config_json, notify, meta, settings) for item in items]
     with queue.connection.pipeline() as pipe:
         jobs = queue.enqueue_many(datas, pipeline=pipe)
-        for job, chunk in zip(jobs, chunks, strict=True):
-            for item in chunk:
-                if item.id != job.id:
-                    pipe.set(item_job_key(settings, item.id), job.id, ex=settings.result_ttl_seconds)
         pipe.execute()
     return [job.id for job in jobs]
 
@@ -320,16 +323,12 @@ _RQ_STATES: dict[JobStatus, JobState] = {
 
 
 def lookup_job(connection: redis.Redis, settings: Settings, job_id: str) -> VerifyResult | None:
-    """An item's state from its record once it has ended, else from the rq job holding it; None if unknown."""
-    with connection.pipeline(transaction=False) as pipe:
-        pipe.get(job_record_key(settings, job_id))
-        pipe.get(item_job_key(settings, job_id))
-        raw, holder = pipe.execute()
+    """An item's state from its record once it has ended, else from its rq job; None if unknown."""
+    raw = connection.get(job_record_key(settings, job_id))
     if raw is not None:
         return JobNotice.model_validate_json(raw).result()
-    rq_id = holder.decode() if isinstance(holder, bytes) else job_id
     try:
-        job = Job.fetch(rq_id, connection=connection, serializer=JSONSerializer)
+        job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
     except Exception:  # noqa: BLE001 - rq raises NoSuchJobError, or a decode error for ids not ours
         return None
     status = job.get_status(refresh=False)

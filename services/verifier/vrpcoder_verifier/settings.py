@@ -52,11 +52,8 @@ class Settings(BaseSettings):
     """How long a request may hold its connection waiting for a verdict before it gets a job id."""
 
     job_timeout_seconds: int = Field(default=900, ge=1)
-    """Hard rq timeout per candidate of a job; the sandbox's own wall limit should fire well before it."""
-    max_chunk_items: int = Field(default=16, ge=1)
-    """Most candidates of a batch one rq job carries. A batch is cut into about two jobs per alive
-    worker, so the per-job cost of rq is paid a few times per batch instead of once per candidate,
-    while every worker still gets work and a slow chunk can be balanced by the others."""
+    """Hard rq timeout of a job (one candidate): a backstop behind the job's own wall limit, which
+    the sandbox enforces and which never exceeds ``sandbox_wall_seconds``."""
     job_retries: int = Field(default=1, ge=0)
     """Re-runs of a job whose worker died under it; after that the job ends failed."""
     result_ttl_seconds: int = Field(default=24 * 3600, ge=1)
@@ -72,6 +69,13 @@ class Settings(BaseSettings):
     allow_unsandboxed: bool = False
     """With ``executor=auto``: run candidates in-process when no sandbox is available (trusted code only)."""
     sandbox_wall_seconds: float = Field(default=600.0, gt=0.0)
+    """The server's cap on the wall clock of one job, whatever its request asks (see ``job_wall_seconds``)."""
+    job_build_seconds: float = Field(default=10.0, gt=0.0)
+    """Wall clock a job allows the candidate's ``build_model`` itself: Python that runs before any
+    solve, which no Gurobi time limit bounds (an honest 12-customer build takes well under 1 s)."""
+    job_grace_seconds: float = Field(default=5.0, ge=0.0)
+    """Wall clock a job allows for everything that is not the candidate's: reading the job, matching
+    the routing variable, fixing and restoring bounds for each probe, writing the verdict."""
     sandbox_cpu_seconds: int = Field(default=600, ge=1)
     sandbox_memory_mb: int = Field(default=4096, ge=64)
     sandboxes: int = Field(default=2, ge=1)
@@ -120,6 +124,21 @@ class Settings(BaseSettings):
         if self.worker_dead_after_seconds <= 2 * self.worker_heartbeat_seconds:
             raise ValueError("worker_dead_after_seconds must exceed two heartbeats")
         return self
+
+    def job_wall_seconds(self, time_limit: float, probes: int) -> float:
+        """The wall limit of one job: what its request's ``time_limit`` can use, never past the cap.
+
+        A verification solves the candidate's model once (DIFF) and asks it once per probe plus one
+        control query (the feasible probe again, under the violating probes' encoding), each solve
+        capped at ``time_limit``; the build and our own work get allowances of their own:
+
+            wall = min(sandbox_wall_seconds, job_build_seconds + time_limit * (probes + 2) + job_grace_seconds)
+
+        A job past it (a ``while True`` in ``build_model``, a callback that never returns) ends as
+        ``timeout`` and frees its worker; LLM policies write such loops routinely.
+        """
+        wanted = self.job_build_seconds + time_limit * (probes + 2) + self.job_grace_seconds
+        return min(self.sandbox_wall_seconds, wanted)
 
     @property
     def unsandboxed_ok(self) -> bool:

@@ -243,9 +243,12 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
 
 @contextlib.contextmanager
 def local_redis(url: str | None = None) -> Iterator[str]:
-    """The Redis at ``url`` / $REDIS_URL / 127.0.0.1:6379 when it answers, else a private redis-server."""
-    wanted = url or os.environ.get("REDIS_URL") or _DEFAULT_REDIS
-    if redis_answers(wanted):
+    """The Redis at ``url`` or $REDIS_URL when one is named (it must answer), else a private
+    redis-server on a free port for as long as the block runs: nothing shared unless asked for."""
+    wanted = url or os.environ.get("REDIS_URL")
+    if wanted:
+        if not redis_answers(wanted):
+            raise StackError(f"no Redis answers at {wanted}")
         yield wanted
         return
     server = RedisServer()
@@ -256,15 +259,36 @@ def local_redis(url: str | None = None) -> Iterator[str]:
         server.close()
 
 
+def _stack_keys(client: redis.Redis, settings: Settings) -> list[bytes]:
+    """Every key a stack created: its own prefix, rq's keys named after its queue or its workers
+    (whose names start with the queue's), and rq's keys of each job that came from its queue."""
+    keys = [*client.scan_iter(match=f"{settings.key_prefix}:*", count=1000),
+            *client.scan_iter(match=f"rq:*{settings.queue_name}*", count=1000)]
+    job_keys = list(client.scan_iter(match="rq:job:*", count=1000))
+    with client.pipeline(transaction=False) as pipe:
+        for key in job_keys:
+            pipe.hget(key, "origin")
+        origins = pipe.execute()
+    ours = [key.decode().removeprefix("rq:job:") for key, origin in zip(job_keys, origins, strict=True)
+            if origin is not None and origin.decode() == settings.queue_name]
+    for job_id in ours:
+        keys += [f"rq:job:{job_id}".encode(), f"rq:results:{job_id}".encode(), f"rq:executions:{job_id}".encode()]
+        keys += client.scan_iter(match=f"rq:execution:{job_id}:*", count=1000)
+    return keys
+
+
 def purge(settings: Settings) -> None:
-    """Delete every key of a stack (its prefix and its rq queue) from a shared Redis."""
+    """Delete everything a stack left in a Redis it shared: its keys, its jobs' keys, and its queue's
+    and workers' entries in rq's global sets (``rq:queues``, ``rq:workers``)."""
     client = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=1)
     try:
-        patterns = [f"{settings.key_prefix}:*", f"rq:*{settings.queue_name}*"]
-        for pattern in patterns:
-            batch = list(client.scan_iter(match=pattern, count=1000))
-            for start in range(0, len(batch), 500):
-                client.delete(*batch[start : start + 500])
+        batch = _stack_keys(client, settings)
+        for start in range(0, len(batch), 500):
+            client.delete(*batch[start : start + 500])
+        client.srem("rq:queues", f"rq:queue:{settings.queue_name}")
+        workers = [w for w in client.smembers("rq:workers") if settings.queue_name in w.decode()]
+        if workers:
+            client.srem("rq:workers", *workers)
     except redis.exceptions.RedisError:
         return
     finally:

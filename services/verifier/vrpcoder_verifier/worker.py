@@ -2,14 +2,16 @@
 
 rq's default worker forks a child per job; ours does not (SimpleWorker): isolation is the sandbox
 executor's job, and the executor keeps warm sandboxed interpreters that a per-job fork would throw
-away. A job may carry a chunk of a batch's candidates (see ``queue``), which spreads rq's fixed cost
-per job over them. A heartbeat thread keeps the worker's "alive" key (with what it can promise: sandbox and
-licence) and runs the reaper, so a killed worker's job is re-run or failed within seconds.
+away. Each job is one candidate (see ``queue``) and writes one structured log line as it ends (job
+id, sample id, verdict kind, reward, seconds, sandbox). A heartbeat thread keeps the worker's
+"alive" key (with what it can promise: sandbox and licence) and runs the reaper, so a killed
+worker's job is re-run or failed within seconds.
 """
 
 from __future__ import annotations
 
 import faulthandler
+import logging
 import os
 import signal
 import socket
@@ -22,65 +24,22 @@ import redis
 from redis.client import Pipeline
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
-from vrpcoder.samples import Sample
-from vrpcoder.verification import Verdict, VerifyConfig, verify
 
+from vrpcoder_verifier.executors import InProcessExecutor, NoSandboxError, build_executor, executor_report
 from vrpcoder_verifier.health import probe_licence, sandbox_report
+from vrpcoder_verifier.logs import configure_logging
 from vrpcoder_verifier.queue import (
-    Executor,
     WorkerContext,
     alive_index_key,
     alive_key,
-    infrastructure_verdict,
     install_context,
     make_queue,
     reap_abandoned,
 )
-from vrpcoder_verifier.schemas import SandboxReport, WorkerReport
-from vrpcoder_verifier.settings import ExecutorKind, Settings
+from vrpcoder_verifier.schemas import WorkerReport
+from vrpcoder_verifier.settings import Settings
 
-
-class NoSandboxError(RuntimeError):
-    """No sandbox is usable and running untrusted code unsandboxed was not allowed."""
-
-
-class InProcessExecutor:
-    """Unsandboxed: the shared ``verify`` in the worker's own process (trusted code only)."""
-
-    def verify(self, candidate_code: str, sample: Sample, config: VerifyConfig) -> Verdict:
-        try:
-            return verify(candidate_code, sample, config)
-        except Exception as exc:  # noqa: BLE001 - verify classifies candidate faults; anything left is ours
-            return infrastructure_verdict(sample, f"in-process verify raised {type(exc).__name__}: {exc}")
-
-
-def build_executor(settings: Settings) -> Executor:
-    """The executor ``settings.executor`` asks for; never unsandboxed unless explicitly allowed."""
-    if settings.executor is ExecutorKind.IN_PROCESS:
-        return InProcessExecutor()
-    report = sandbox_report()
-    if not report.available:
-        if settings.executor is ExecutorKind.AUTO and settings.allow_unsandboxed:
-            return InProcessExecutor()
-        raise NoSandboxError(f"no sandbox: {report.detail}; refusing untrusted code (use --no-sandbox for trusted code)")
-    from vrpcoder_verifier.sandbox import SandboxExecutor, SandboxPolicy
-
-    policy = SandboxPolicy(
-        wall_seconds=settings.sandbox_wall_seconds,
-        cpu_seconds=settings.sandbox_cpu_seconds,
-        memory_mb=settings.sandbox_memory_mb,
-        allow_unsandboxed=settings.allow_unsandboxed,
-        sandboxes=settings.sandboxes,
-        warm_jobs=settings.sandbox_warm_jobs,
-        head_start=settings.head_start,
-    )
-    return SandboxExecutor(policy)
-
-
-def executor_report(executor: Executor, report: SandboxReport) -> SandboxReport:
-    if isinstance(executor, InProcessExecutor):
-        return SandboxReport(available=False, mechanism="in-process", detail=f"UNSANDBOXED (trusted code only); sandbox: {report.detail}")
-    return report
+__all__ = ["InProcessExecutor", "NoSandboxError", "VerifierWorker", "build_executor", "run_worker"]
 
 
 class VerifierWorker(SimpleWorker):
@@ -171,6 +130,8 @@ class Heartbeat(threading.Thread):
 def run_worker(settings: Settings, *, name: str | None = None, burst: bool = False, log_level: str = "WARNING") -> bool:
     """Take jobs until stopped (SIGTERM finishes the current job first); True when any job ran."""
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1` prints every thread's stack
+    if not logging.getLogger("vrpcoder_verifier").handlers:
+        configure_logging(log_level)  # unless the caller chose a format already; INFO shows a line per job
     executor = build_executor(settings)
     licence = probe_licence() if settings.check_licence else "not checked"
     report = WorkerReport(

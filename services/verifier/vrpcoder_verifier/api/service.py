@@ -5,7 +5,9 @@ read verdicts: one pipeline), and the stored verdict JSON is spliced into the an
 for its reward and error kind. Waiting blocks on a Redis list the jobs push their notices to (one
 list per request), so a request that waits costs one connection and no polling, and a verdict
 reaches the caller within a round trip of the worker finishing. Identical items of one batch share
-one item; the distinct ones travel in a few chunked jobs (see ``queue``).
+one item; every distinct one is a job of its own (see ``queue``), so no item waits behind another.
+Outcomes of jobs are counted where they end (``queue.publish``); this process counts what it
+serves from the cache.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from rq import Queue
 from vrpcoder.samples import Sample
 from vrpcoder.verification import VerifyConfig
 
-from vrpcoder_verifier.api.core.metrics import Metrics
+from vrpcoder_verifier.api.core.metrics import JobOutcomes, Metrics
 from vrpcoder_verifier.cache import AsyncResultCache, CachedVerdict, SampleStore, cache_key
 from vrpcoder_verifier.health import LicenceKind, is_ready
 from vrpcoder_verifier.queue import (
@@ -29,13 +31,12 @@ from vrpcoder_verifier.queue import (
     JobNotice,
     alive_index_key,
     alive_key,
-    chunk_size,
-    chunked,
     enqueue,
     lookup_job,
     new_id,
     notify_key,
     reap_abandoned,
+    stats_key,
 )
 from vrpcoder_verifier.schemas import (
     BatchRequest,
@@ -106,7 +107,7 @@ class VerifierService:
     sandbox: SandboxReport
     licence: str = LicenceKind.CHECKING.value
     alive_workers: int = 1
-    """Workers with a fresh heartbeat, refreshed every heartbeat; sizes the chunks of a batch."""
+    """Workers with a fresh heartbeat, refreshed every heartbeat."""
     _samples: SampleStore = field(init=False)
     _cache: AsyncResultCache = field(init=False)
 
@@ -179,7 +180,7 @@ class VerifierService:
         for key, cached in zip(unique, found.verdicts, strict=True):
             if cached is not None:
                 answers[key] = Answer.cached(cached)
-                self.metrics.observe_kind(cached.error_kind, cached=True)
+                self.metrics.observe_cached(cached.error_kind)
         hits = sum(1 for key in keys if key in answers)
         self.metrics.observe_lookup(hits, len(keys) - hits)
         todo = [ItemSpec(new_id(), *first[key], key) for key in unique if key not in answers]
@@ -189,10 +190,9 @@ class VerifierService:
         return [answers[key] for key in keys]
 
     async def _run(self, items: list[ItemSpec], config: VerifyConfig, wait: float) -> dict[str, VerifyResult]:
-        """Enqueue ``items`` in chunks and wait for their notices; results by item id."""
+        """Enqueue ``items`` (one job each) and wait for their notices; results by item id."""
         notify = notify_key(self.settings, new_id())
-        size = chunk_size(len(items), self.alive_workers, self.settings.max_chunk_items)
-        await asyncio.to_thread(enqueue, self.queue, chunked(items, size), config, notify, self.settings)
+        await asyncio.to_thread(enqueue, self.queue, items, config, notify, self.settings)
         return await self._collect(notify, [item.id for item in items], wait)
 
     async def _collect(self, notify: str, item_ids: list[str], wait: float) -> dict[str, VerifyResult]:
@@ -216,11 +216,8 @@ class VerifierService:
         return results
 
     def _observed(self, notice: JobNotice) -> VerifyResult:
+        """Latency of a job this process waited on (its outcome was counted where it ended)."""
         self.metrics.job_latency.observe(notice.latency)
-        if notice.verdict is not None:
-            self.metrics.observe_verdict(notice.verdict, cached=False)
-        else:
-            self.metrics.failed_jobs.inc()
         return notice.result()
 
     def _lookup_many(self, job_ids: list[str]) -> dict[str, VerifyResult]:
@@ -256,18 +253,21 @@ class VerifierService:
         )
 
     async def render_metrics(self) -> bytes:
+        """Queue state and the counts of how jobs ended are read from Redis at scrape time: jobs end in
+        workers (or in a reaper), and a verdict fetched later through GET /v1/jobs was counted then."""
         try:
             depth = await self.async_redis.llen(self.queue.key)
             running = await self.async_redis.zcard(self.queue.started_job_registry.key)
             workers = len(await self.workers())
+            ended = JobOutcomes.of(await self.async_redis.hgetall(stats_key(self.settings)))
         except redis.exceptions.RedisError:
-            depth, running, workers = -1, -1, -1
-        return self.metrics.render(queue_depth=depth, running=running, workers=workers)
+            depth, running, workers, ended = -1, -1, -1, None
+        return self.metrics.render(queue_depth=depth, running=running, workers=workers, ended=ended)
 
     async def reap_forever(self) -> None:
         """The API reaps too, so a job held by a dead worker fails cleanly even when no worker is left.
 
-        The same beat refreshes the count of alive workers that batches are chunked by.
+        The same beat refreshes the count of alive workers.
         """
         while True:
             await asyncio.sleep(self.settings.worker_heartbeat_seconds)

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Literal
 
 import vrpcoder
+import vrpcoder_client
 
 import vrpcoder_verifier
 
@@ -160,7 +161,7 @@ def python_roots() -> tuple[str, ...]:
 def package_dirs() -> tuple[str, ...]:
     """The source directories of the packages the runner imports (editable installs live outside
     the virtualenv, so they need binds of their own)."""
-    return tuple(sorted({os.path.realpath(Path(m.__file__ or "").parent) for m in (vrpcoder, vrpcoder_verifier)}))
+    return tuple(sorted({os.path.realpath(Path(m.__file__ or "").parent) for m in (vrpcoder, vrpcoder_client, vrpcoder_verifier)}))
 
 
 def system_mounts() -> tuple[Mount, ...]:

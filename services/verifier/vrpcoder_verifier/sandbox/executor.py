@@ -552,16 +552,21 @@ class SandboxExecutor:
         with self._lock:
             return tuple(session.process.pid for session in self._ring)
 
-    def execute(self, candidate_code: str, sample: Sample, config: VerifyConfig) -> ExecutionRecord:
+    def execute(
+        self, candidate_code: str, sample: Sample, config: VerifyConfig, *, wall_seconds: float | None = None
+    ) -> ExecutionRecord:
+        """Run one job; ``wall_seconds`` narrows the policy's wall clock for this job alone (the
+        service derives it from the request's time limit), never widens it."""
         with self._lock:
             self._check_fork()
             if self._closed:
                 raise RuntimeError("the executor is closed")
             started = time.monotonic()
             try:
-                record = self._execute(candidate_code, sample, config, started)
+                wall = self.policy.wall_seconds if wall_seconds is None else min(wall_seconds, self.policy.wall_seconds)
+                record = self._execute(candidate_code, sample, config, started, wall)
                 if _fault_of_a_used_sandbox(record):
-                    record = self._execute(candidate_code, sample, config, started)
+                    record = self._execute(candidate_code, sample, config, started, wall)
                 return record
             except Exception as exc:  # noqa: BLE001 - our own fault must still become a verdict
                 self._retire(self._in_use)
@@ -661,7 +666,7 @@ class SandboxExecutor:
             sandbox=session.process.pid if session is not None else None,
         )
 
-    def _execute(self, code: str, sample: Sample, config: VerifyConfig, started: float) -> ExecutionRecord:
+    def _execute(self, code: str, sample: Sample, config: VerifyConfig, started: float, wall: float) -> ExecutionRecord:
         head_start = self._head_start()
         try:
             session, warm = self._acquire(head_start=head_start)
@@ -679,13 +684,13 @@ class SandboxExecutor:
                 max_file_mb=policy.max_file_mb,
                 max_open_files=policy.max_open_files,
             ),
-            wall_seconds=policy.wall_seconds,
+            wall_seconds=wall,
             max_output_bytes=policy.max_output_bytes,
             output_flood_bytes=policy.output_flood_bytes,
             token=secrets.token_hex(16),
             prefault_next=head_start,
         )
-        deadline = time.monotonic() + policy.wall_seconds + ANSWER_GRACE_SECONDS
+        deadline = time.monotonic() + wall + ANSWER_GRACE_SECONDS
         payload = encode_frame(header.model_dump_json().encode()) + encode_frame(
             disclosed_sample(sample).model_dump_json().encode()
         )
@@ -699,7 +704,7 @@ class SandboxExecutor:
                 raise _OutOfTurn("the sandbox answered out of turn")
         except TimeoutError:
             self._retire(session)
-            detail = f"wall-clock limit of {policy.wall_seconds:g} s exceeded (the sandbox stopped answering; killed)"
+            detail = f"wall-clock limit of {wall:g} s exceeded (the sandbox stopped answering; killed)"
             return self._record(failure_verdict(sample, ErrorKind.TIMEOUT, detail), started, warm=warm, session=session)
         except (_SessionLost, OSError) as exc:
             verdict = self._lost_verdict(session, sample, exc)

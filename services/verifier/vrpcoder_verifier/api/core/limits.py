@@ -1,15 +1,31 @@
-"""Request body size limit as plain ASGI middleware.
+"""Limits on what goes in and what comes back: the request body's size, and the size of a 422.
 
-It runs before FastAPI reads the body, so an oversized upload is refused without being parsed:
-from Content-Length when the client sends one; a chunked upload (no length) is read here, at most
-the limit plus one chunk, and replayed to the app only if it fits.
+The body limit is plain ASGI middleware. It runs before FastAPI reads the body, so an oversized
+upload is refused without being parsed: from Content-Length when the client sends one; a chunked
+upload (no length) is read here, at most the limit plus one chunk, and replayed to the app only if
+it fits.
+
+A 422 names what was wrong and where, and shows the offending input only in brief: FastAPI's own
+answer echoes each error's input whole, which for an error on the whole body is the whole body (a
+7 MB candidate came back in full), and a lone surrogate in it made the answer itself fail as a 500.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+ECHO_CHARS = 200
+"""Characters of an input string a validation error shows."""
+ECHO_ITEMS = 10
+"""Entries of an input list or object a validation error shows (deeper levels: none)."""
+ECHO_DEPTH = 2
 
 
 class BodySizeLimit:
@@ -57,3 +73,42 @@ class BodySizeLimit:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+def brief(value: Any, depth: int = ECHO_DEPTH) -> Any:
+    """``value`` cut down to what an error message needs, as JSON-ready data that always encodes:
+    strings to ``ECHO_CHARS`` characters (unencodable ones escaped), containers to ``ECHO_ITEMS``
+    entries and ``ECHO_DEPTH`` levels, anything else as its type's name."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, str):
+        text = value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return text if len(text) <= ECHO_CHARS else f"{text[:ECHO_CHARS]}... ({len(value)} characters)"
+    if isinstance(value, Mapping):
+        if depth <= 0:
+            return f"{{...}} ({len(value)} keys)"
+        shown = {brief(str(k), 0): brief(v, depth - 1) for k, v in list(value.items())[:ECHO_ITEMS]}
+        if len(value) > ECHO_ITEMS:
+            shown["..."] = f"{len(value) - ECHO_ITEMS} more keys"
+        return shown
+    if isinstance(value, list | tuple):
+        if depth <= 0:
+            return f"[...] ({len(value)} items)"
+        items = [brief(v, depth - 1) for v in value[:ECHO_ITEMS]]
+        return items + ([f"... {len(value) - ECHO_ITEMS} more items"] if len(value) > ECHO_ITEMS else [])
+    return type(value).__name__
+
+
+def _error(error: Mapping[str, Any]) -> dict[str, Any]:
+    shown = {key: brief(error[key]) for key in ("type", "loc", "msg") if key in error}
+    if "input" in error:
+        shown["input"] = brief(error["input"])
+    if isinstance(error.get("ctx"), Mapping):
+        shown["ctx"] = {str(k): brief(v if isinstance(v, str | int | float | bool) else str(v), 0) for k, v in error["ctx"].items()}
+    return shown
+
+
+async def validation_error(_request: Request, exc: Exception) -> JSONResponse:
+    """422 with each error's type, location, message and a brief echo of its input."""
+    assert isinstance(exc, RequestValidationError)
+    return JSONResponse(status_code=422, content={"detail": [_error(e) for e in exc.errors()]})

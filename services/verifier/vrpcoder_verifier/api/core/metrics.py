@@ -1,16 +1,69 @@
 """Prometheus metrics of one API process, in a registry of its own.
 
 A private registry (not the global default) lets several apps live in one test process without
-duplicate-metric errors. Queue depth is read from Redis at scrape time: it is a property of the
-shared queue, so every API replica reports the same figure (aggregate with max, not sum).
+duplicate-metric errors. Queue depth and the counts of how jobs ended are read from Redis at scrape
+time: jobs end in workers (or in a reaper, for a job whose worker died), which count them as they
+publish the outcome, so a failed job and a verdict fetched later through GET /v1/jobs are counted
+once each, whoever asks. Those are properties of the shared service, so every API replica reports
+the same figures (aggregate with max, not sum); cache hits are this process's own (sum them).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from vrpcoder.verification import Verdict
+from prometheus_client.metrics_core import CounterMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from vrpcoder_verifier.queue import FAILED_FIELD, VERDICT_FIELD_PREFIX
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+@dataclass(frozen=True, slots=True)
+class JobOutcomes:
+    """How the service's jobs ended so far, as counted in Redis by whoever ended them."""
+
+    failed: int = 0
+    verdicts: Mapping[str, int] = field(default_factory=dict)
+    """Finished jobs by the verdict's error kind (``none`` for a clean pass or fail)."""
+
+    @classmethod
+    def of(cls, stats: Mapping[bytes | str, bytes | str]) -> JobOutcomes:
+        counts = {_text(key): int(_text(value)) for key, value in stats.items()}
+        verdicts = {k.removeprefix(VERDICT_FIELD_PREFIX): n for k, n in counts.items() if k.startswith(VERDICT_FIELD_PREFIX)}
+        return cls(failed=counts.get(FAILED_FIELD, 0), verdicts=verdicts)
+
+
+class _EndedJobs(Collector):
+    """Counters whose totals live in Redis: set at scrape time, reported as they were last read."""
+
+    def __init__(self) -> None:
+        self.outcomes = JobOutcomes()
+        self.cached: dict[str, int] = {}
+
+    def collect(self) -> Iterator[Metric]:
+        verdicts = CounterMetricFamily(
+            "verifier_verdicts",
+            "Verdicts by error kind ('none' for a clean pass or fail) and source: 'job' counts every job "
+            "of the service that ended with a verdict (read from Redis), 'cache' the answers this process "
+            "served from the cache.",
+            labels=["error_kind", "source"],
+        )
+        for kind, count in sorted(self.outcomes.verdicts.items()):
+            verdicts.add_metric([kind, "job"], count)
+        for kind, count in sorted(self.cached.items()):
+            verdicts.add_metric([kind, "cache"], count)
+        yield verdicts
+        failed = CounterMetricFamily(
+            "verifier_failed_jobs", "Jobs of the service that ended without a verdict (read from Redis)."
+        )
+        failed.add_metric([], self.outcomes.failed)
+        yield failed
 
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 
@@ -32,25 +85,18 @@ class Metrics:
             buckets=_LATENCY_BUCKETS,
             registry=r,
         )
-        self.verdicts = Counter(
-            "verifier_verdicts_total",
-            "Verdicts returned, by error kind ('none' for a clean pass or fail) and source.",
-            ["error_kind", "source"],
-            registry=r,
-        )
-        self.failed_jobs = Counter("verifier_failed_jobs_total", "Jobs that ended without a verdict.", registry=r)
+        self._ended = _EndedJobs()
+        r.register(self._ended)
         self.cache_hits = Counter("verifier_cache_hits_total", "Verification requests answered from the cache.", registry=r)
         self.cache_misses = Counter("verifier_cache_misses_total", "Verification requests that needed a job.", registry=r)
         self.cache_hit_ratio = Gauge(
             "verifier_cache_hit_ratio", "Cache hits over all verification requests since start.", registry=r
         )
 
-    def observe_verdict(self, verdict: Verdict, *, cached: bool) -> None:
-        self.observe_kind(verdict.error.kind.value if verdict.error is not None else "none", cached=cached)
-
-    def observe_kind(self, error_kind: str, *, cached: bool) -> None:
-        """Count a verdict by its error kind (``none`` for a clean pass or fail), e.g. one served unparsed."""
-        self.verdicts.labels(error_kind=error_kind, source="cache" if cached else "job").inc()
+    def observe_cached(self, error_kind: str) -> None:
+        """Count a verdict served from the cache by its error kind (``none`` for a clean pass or
+        fail), e.g. one served unparsed. Verdicts of jobs are counted where the job ends."""
+        self._ended.cached[error_kind] = self._ended.cached.get(error_kind, 0) + 1
 
     def observe_lookup(self, hits: int, misses: int) -> None:
         self.cache_hits.inc(hits)
@@ -58,7 +104,10 @@ class Metrics:
         self._hits += hits
         self._lookups += hits + misses
 
-    def render(self, *, queue_depth: int, running: int, workers: int) -> bytes:
+    def render(self, *, queue_depth: int, running: int, workers: int, ended: JobOutcomes | None = None) -> bytes:
+        """The exposition text; ``ended`` None (Redis away) keeps the counts last read."""
+        if ended is not None:
+            self._ended.outcomes = ended
         self.queue_depth.set(queue_depth)
         self.running.set(running)
         self.workers.set(workers)
