@@ -257,3 +257,17 @@ def valid_inequalities_module(f: ScriptFeatures) -> CodeModule:
         if f.compartments:
             code += _HETEROGENEOUS_COMPARTMENT_FLEET
     return make_module(AuxModule.VALID_INEQUALITIES, code)
+
+
+def two_index_cuts_module(f: ScriptFeatures) -> CodeModule:
+    """Joint cuts of the two-index model (one capacity for every vehicle, no vehicle index): the
+    on-board load flow, and rounded capacity cuts raised by clashing windows."""
+    if not f.capacity or f.heterogeneous or f.split or f.backhaul or f.compartments or f.pickup_delivery:
+        raise ValueError("two-index cuts apply to homogeneous scalar-capacity variants only")
+    code = _NOTE + _ON_BOARD_FLOW.replace("{served}", "CUSTOMERS").replace("{room}", _room(f, "dropped"))
+    need = _SCALAR_NEED
+    if f.hard_windows:
+        code += _CLASHES
+        need = f"max({need}, clashing(group))"
+    code += _GROUPS.replace("{needed}", need).replace("{arc_use}", "arc[i, j]")
+    return make_module(AuxModule.VALID_INEQUALITIES, code)

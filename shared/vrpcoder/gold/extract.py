@@ -1,6 +1,7 @@
 """Read a route plan back out of a solved model's routing variables.
 
-Only the protocol variables are read (``x[i,j,k]`` and, for split delivery, ``q[i,k]``), so the
+Only the protocol variables are read (``x[i,j,k]``, or ``x[i,j]`` for the two-index model of
+identical vehicles, and, for split delivery, ``q[i,k]``), so the
 same extraction serves gold scripts, their mutants and candidate scripts that follow the protocol.
 Arcs not reachable from a vehicle's depot are reported as cycles rather than dropped, so a model
 that lacks subtour elimination shows its cycles to the checker.
@@ -99,6 +100,8 @@ def extract_solution(model: gp.Model, instance: Instance) -> Solution:
     arcs = _indexed_values(model, "x")
     if not arcs:
         raise ValueError("the model has no routing variable named 'x'")
+    if all(len(index) == 2 for index in arcs):
+        return _two_index_plan(arcs, instance)
     successors = _successors(arcs, instance)
     routes: list[Route] = []
     cycles: list[Cycle] = []
@@ -109,4 +112,45 @@ def extract_solution(model: gp.Model, instance: Instance) -> Solution:
     if instance.has(Module.SPLIT):
         quantities = _indexed_values(model, "q")
         routes = [_with_deliveries(route, quantities) for route in routes]
+    return Solution(routes=tuple(routes), cycles=tuple(cycles))
+
+
+def _two_index_plan(arcs: dict[tuple[int, ...], float], instance: Instance) -> Solution:
+    """Routes of a two-index ``x[i, j]`` (identical vehicles of a depot): each route leaves a depot
+    and is given that depot's next vehicle, in the order the routes are found."""
+    n = instance.num_nodes
+    succ: dict[int, list[int]] = defaultdict(list)
+    for (i, j), value in sorted(arcs.items()):
+        if not (0 <= i < n and 0 <= j < n):
+            raise ValueError(f"x[{i},{j}] lies outside the instance's nodes")
+        if value > ARC_THRESHOLD:
+            succ[i].append(j)
+    fleets: dict[int, list[int]] = defaultdict(list)
+    for k, vehicle in enumerate(instance.vehicles):
+        fleets[vehicle.depot].append(k)
+    depots = set(range(instance.num_depots))
+    routes: list[Route] = []
+    for depot in range(instance.num_depots):
+        while succ.get(depot):
+            path = [depot]
+            node = depot
+            while True:
+                if not succ.get(node):
+                    raise ValueError(f"the arcs leaving depot {depot} stop at node {node}")
+                node = succ[node].pop(0)
+                if node in depots:
+                    break
+                path.append(node)
+            if node != depot:
+                raise ValueError(f"a route leaves depot {depot} and ends at depot {node}")
+            if not fleets[depot]:
+                raise ValueError(f"depot {depot} sends out more routes than it has vehicles")
+            routes.append(Route(vehicle=fleets[depot].pop(0), depot=depot, visits=tuple(path[1:])))
+    cycles: list[Cycle] = []
+    for node in sorted(succ):
+        while succ.get(node):
+            visits = _walk(succ, node, {node})
+            if any(v in depots for v in visits):
+                raise ValueError("a depot lies on a cycle outside every route")
+            cycles.append(Cycle(vehicle=None, visits=tuple(visits)))
     return Solution(routes=tuple(routes), cycles=tuple(cycles))

@@ -30,6 +30,11 @@ class ScriptFeatures:
     """Some vehicle has a positive fixed cost, so the objective needs the ``used`` term."""
     interchangeable_vehicles: bool
     """Vehicles sharing a depot are identical, so symmetry among them may be broken."""
+    multi_depot: bool = False
+    two_index: bool = False
+    """Routing variable ``x[i, j]`` without a vehicle index and the fleet as one bound per depot
+    (:func:`vrpcoder.gold.render.choose_features` sets it where the vehicle-indexed model would
+    not fit the size-limited licence and the variant allows it)."""
 
     @property
     def timed(self) -> bool:
@@ -57,4 +62,5 @@ def features_of(instance: Instance) -> ScriptFeatures:
         heterogeneous=spec.heterogeneous,
         fixed_costs=any(v.fixed_cost > 0 for v in instance.vehicles),
         interchangeable_vehicles=not spec.heterogeneous and len(instance.vehicles) > 1,
+        multi_depot=instance.num_depots > 1,
     )

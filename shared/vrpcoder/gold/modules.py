@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from vrpcoder.families import Family
 from vrpcoder.gold.code import AuxModule, CodeModule, make_module
-from vrpcoder.gold.cuts import pickup_delivery_cuts_module, valid_inequalities_module
+from vrpcoder.gold.cuts import pickup_delivery_cuts_module, two_index_cuts_module, valid_inequalities_module
 from vrpcoder.gold.features import ScriptFeatures
 
 
@@ -440,6 +440,8 @@ FAMILY_MODULES: dict[Family, Callable[[ScriptFeatures], CodeModule]] = {
 
 def script_modules(f: ScriptFeatures) -> tuple[CodeModule, ...]:
     """The modules of a variant's gold script, in script order (families as the registry lists them)."""
+    if f.two_index:
+        return two_index_script_modules(f)
     modules = [variables_module(f)]
     modules += [FAMILY_MODULES[family](f) for family in f.families]
     modules.append(group_cuts_module(f))
@@ -452,4 +454,123 @@ def script_modules(f: ScriptFeatures) -> tuple[CodeModule, ...]:
     if f.interchangeable_vehicles:
         modules.append(symmetry_breaking_module(f))
     modules.append(objective_module(f))
+    return tuple(modules)
+
+
+# ---- the two-index model ----------------------------------------------------------------------
+#
+# Where every vehicle of a depot is the same truck, which of them drives a route is not part of the
+# plan, and a vehicle index multiplies the model by the fleet size for nothing: a 12-customer Solomon
+# sub-instance with its own fleet of 12 needs 2,352 variables indexed by vehicle, past the 2,000 of
+# the size-limited licence, and Cordeau's p01 (4 depots x 4 vehicles) passes it from 8 customers.
+# The two-index model keeps one binary per arc, the fleet as one bound per depot, capacity as a
+# load that grows along the route, and (several depots) the number of the route's depot carried by
+# every customer so that a route ends where it started. The time-window, subtour and group-cut
+# modules read only the aggregated ``arc[i, j]`` and are shared with the vehicle-indexed model.
+
+
+def two_index_variables_module(f: ScriptFeatures) -> CodeModule:
+    code = """
+        # Routing variable: x[i, j] = 1 when a vehicle drives directly from node i to node j. The
+        # vehicles of a depot are identical, so which of them drives a route is left open and the
+        # fleet enters as one bound per depot.
+        arcs = [(i, j) for i in range(N) for j in range(N) if i != j and not (i in DEPOTS and j in DEPOTS)]
+        x = m.addVars(arcs, vtype=GRB.BINARY, name="x")
+        arc = x
+        # Vehicles stationed at each depot.
+        FLEET = {d: VEHICLE_DEPOT.count(d) for d in DEPOTS}
+        # Position of each customer on its route (ordering for subtour elimination).
+        position = m.addVars(CUSTOMERS, lb=1.0, ub=len(CUSTOMERS), name="position")
+    """
+    if f.timed:
+        code += """
+        # Time at which service starts at each customer.
+        start = m.addVars(CUSTOMERS, name="start")
+        """
+    if f.multi_depot:
+        code += """
+        # Number of the depot whose route serves each customer.
+        home = m.addVars(CUSTOMERS, lb=min(DEPOTS), ub=max(DEPOTS), name="home")
+        """
+    return make_module(AuxModule.VARIABLES, code)
+
+
+def two_index_route_structure_module(f: ScriptFeatures) -> CodeModule:
+    code = """
+        # Every node is left as often as it is entered, and no depot sends out more routes than it
+        # has vehicles (one route per vehicle).
+        for i in range(N):
+            m.addConstr(x.sum(i, "*") == x.sum("*", i), name=f"flow[{i}]")
+        for d in DEPOTS:
+            m.addConstr(x.sum(d, "*") <= FLEET[d], name=f"fleet[{d}]")
+    """
+    if f.multi_depot:
+        code += """
+        # A route ends at the depot it left: the depot number a customer carries is the same at both
+        # ends of every customer-to-customer arc and equals the depot's at a route's first and last leg.
+        span = max(DEPOTS) - min(DEPOTS)
+        for i, j in arcs:
+            if i in DEPOTS or j in DEPOTS:
+                depot, customer = (i, j) if i in DEPOTS else (j, i)
+                m.addConstr(home[customer] <= depot + span * (1 - x[i, j]), name=f"home_max[{i},{j}]")
+                m.addConstr(home[customer] >= depot - span * (1 - x[i, j]), name=f"home_min[{i},{j}]")
+            else:
+                m.addConstr(home[j] - home[i] <= span * (1 - x[i, j]), name=f"same_home[{i},{j}]")
+                m.addConstr(home[i] - home[j] <= span * (1 - x[i, j]), name=f"same_home_back[{i},{j}]")
+        """
+    return make_module(Family.ROUTE_STRUCTURE, code)
+
+
+def two_index_coverage_module(f: ScriptFeatures) -> CodeModule:
+    code = """
+        # Every customer is visited exactly once.
+        for i in CUSTOMERS:
+            m.addConstr(x.sum("*", i) == 1, name=f"cover[{i}]")
+    """
+    return make_module(Family.COVERAGE, code)
+
+
+def two_index_capacity_module(f: ScriptFeatures) -> CodeModule:
+    code = """
+        # Goods delivered along a route up to and including each customer: they grow by the next
+        # customer's demand along every customer-to-customer arc and never exceed the capacity (every
+        # vehicle has the same).
+        delivered = m.addVars(CUSTOMERS, name="delivered")
+        for j in CUSTOMERS:
+            delivered[j].LB, delivered[j].UB = DEMAND[j], CAPACITY[0]
+            for i in CUSTOMERS:
+                if i != j:
+                    m.addConstr(
+                        delivered[j] >= delivered[i] + DEMAND[j] - CAPACITY[0] * (1 - x[i, j]), name=f"capacity[{i},{j}]"
+                    )
+    """
+    return make_module(Family.CAPACITY, code)
+
+
+def two_index_objective_module(f: ScriptFeatures) -> CodeModule:
+    code = """
+        # Travel cost (every vehicle costs the same per unit distance)
+        travel = gp.quicksum(COST_PER_DISTANCE[0] * LEG[i][j] * x[i, j] for i, j in arcs if LEG[i][j] > 0)
+        m.setObjective(travel, GRB.MINIMIZE)
+    """
+    return make_module(AuxModule.OBJECTIVE, code)
+
+
+TWO_INDEX_FAMILY_MODULES: dict[Family, Callable[[ScriptFeatures], CodeModule]] = {
+    Family.COVERAGE: two_index_coverage_module,
+    Family.ROUTE_STRUCTURE: two_index_route_structure_module,
+    Family.SUBTOUR: subtour_module,
+    Family.CAPACITY: two_index_capacity_module,
+    Family.TIME_WINDOW: time_window_module,
+}
+"""The families a two-index gold script can state (see ``vrpcoder.gold.render.two_index_allowed``)."""
+
+
+def two_index_script_modules(f: ScriptFeatures) -> tuple[CodeModule, ...]:
+    modules = [two_index_variables_module(f)]
+    modules += [TWO_INDEX_FAMILY_MODULES[family](f) for family in f.families]
+    modules.append(group_cuts_module(f))
+    if f.capacity:
+        modules.append(two_index_cuts_module(f))
+    modules.append(two_index_objective_module(f))
     return tuple(modules)

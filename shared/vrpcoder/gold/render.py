@@ -7,13 +7,18 @@ compared by the same machinery.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import lru_cache
 from textwrap import indent
 
+import gurobipy as gp
+
 from vrpcoder.gold.data import data_lines
-from vrpcoder.gold.features import features_of
+from vrpcoder.gold.features import ScriptFeatures, features_of
 from vrpcoder.gold.markers import close_marker, open_marker
 from vrpcoder.gold.modules import script_modules
 from vrpcoder.instances import Instance
+from vrpcoder.variants import CapacityKind, Module
 
 BODY_INDENT = "    "
 
@@ -46,12 +51,93 @@ def _validate(time_limit: float, threads: int, mip_focus: int | None) -> None:
         raise ValueError(f"mip_focus must be one of 0, 1, 2, 3 or None, got {mip_focus}")
 
 
-def render_gold(
-    instance: Instance, *, time_limit: float = 60.0, threads: int = 1, mip_focus: int | None = None
-) -> str:
-    """The gold script of ``instance`` as Python source text."""
-    _validate(time_limit, threads, mip_focus)
+LICENCE_LIMIT = 2000
+"""Variables and constraints a model may have under gurobipy's size-limited pip licence."""
+SMALL_ENOUGH = 800
+"""A vehicle-indexed model with at most this many ``x`` variables (nodes squared times vehicles)
+is far below the licence's limit (the rest of the model is a few hundred rows and columns)."""
+TWO_INDEX_MODULES = frozenset({Module.MD, Module.HTW})
+"""Modules the two-index model states; every other one needs to know the vehicle (its own
+capacity, costs, compartments, split quantities, ...) or is not written for it yet."""
+
+
+def two_index_allowed(instance: Instance) -> bool:
+    """Whether the two-index model states this instance exactly: a variant whose modules it
+    knows, and a fleet of identical vehicles (one capacity, one cost per distance, no fixed cost)."""
+    spec = instance.spec
+    vehicles = instance.vehicles
+    return (
+        not spec.is_tsp
+        and spec.capacity is CapacityKind.HOMOGENEOUS
+        and spec.modules <= TWO_INDEX_MODULES
+        and len({v.capacity for v in vehicles}) == 1
+        and len({v.cost_per_distance for v in vehicles}) == 1
+        and all(v.fixed_cost == 0 for v in vehicles)
+    )
+
+
+def model_size(script: str) -> tuple[int, int]:
+    """(variables, constraints) of a gold script's model, built but not solved (no licence check:
+    the size limit is enforced only when a model is optimised)."""
+    env = gp.Env(empty=True)
+    env.setParam("OutputFlag", 0)
+    env.start()
+    namespace: dict[str, object] = {"__name__": "vrpcoder_gold_size", "_SIZE_ENV": env}
+    built = script.replace("m = gp.Model(NAME)", "m = gp.Model(NAME, env=_SIZE_ENV)", 1)
+    built = built.replace("\n    m.optimize()\n", "\n    m.update()\n", 1)
+    try:
+        exec(compile(built, "<gold size>", "exec"), namespace)
+        model = namespace["build_model"]()  # type: ignore[operator]
+        try:
+            return int(model.NumVars), int(model.NumConstrs)
+        finally:
+            model.dispose()
+    finally:
+        env.dispose()
+
+
+@lru_cache(maxsize=512)
+def choose_features(instance: Instance) -> ScriptFeatures:
+    """The vehicle-indexed model (it can judge every probe, a vehicle's own rules included),
+    unless it would not fit the size-limited licence and the two-index model states the instance
+    exactly; then the two-index one, whose size does not grow with the fleet."""
     features = features_of(instance)
+    if not two_index_allowed(instance):
+        return features
+    if instance.num_nodes**2 * len(instance.vehicles) <= SMALL_ENOUGH:
+        return features
+    variables, constraints = model_size(_script(instance, features, 60.0, 1, None))
+    if variables <= LICENCE_LIMIT and constraints <= LICENCE_LIMIT:
+        return features
+    return replace(features, two_index=True)
+
+
+def render_gold(
+    instance: Instance,
+    *,
+    time_limit: float = 60.0,
+    threads: int = 1,
+    mip_focus: int | None = None,
+    two_index: bool | None = None,
+) -> str:
+    """The gold script of ``instance`` as Python source text.
+
+    ``two_index`` forces the formulation (tests and benchmarks compare the two); None chooses it
+    (:func:`choose_features`). Forcing the two-index model where it cannot state the instance fails.
+    """
+    _validate(time_limit, threads, mip_focus)
+    if two_index is None:
+        features = choose_features(instance)
+    elif two_index and not two_index_allowed(instance):
+        raise ValueError(f"{instance.name}: the two-index model cannot state a {instance.variant} instance with this fleet")
+    else:
+        features = replace(features_of(instance), two_index=two_index)
+    return _script(instance, features, time_limit, threads, mip_focus)
+
+
+def _script(
+    instance: Instance, features: ScriptFeatures, time_limit: float, threads: int, mip_focus: int | None
+) -> str:
     body: list[str] = ["m = gp.Model(NAME)", *_settings(time_limit, threads, mip_focus)]
     for module in script_modules(features):
         body += ["", open_marker(module.name), *module.code.splitlines(), close_marker(module.name)]
@@ -59,7 +145,12 @@ def render_gold(
     header = [
         f'"""Gold model of instance {instance.name!r} ({instance.spec.name}), generated by vrpcoder.gold.',
         "",
-        "Nodes are numbered depots first, then customers. x[i, j, k] = 1 when vehicle k drives from i to j.",
+        "Nodes are numbered depots first, then customers. "
+        + (
+            "x[i, j] = 1 when a vehicle drives from i to j."
+            if features.two_index
+            else "x[i, j, k] = 1 when vehicle k drives from i to j."
+        ),
         '"""',
         "",
         "import math",

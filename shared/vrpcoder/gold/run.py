@@ -116,8 +116,14 @@ def solve_script(script: str, instance: Instance) -> GoldResult:
 
 
 def solve_gold(
-    instance: Instance, *, time_limit: float = 60.0, threads: int = 1, mip_focus: int | None = None
+    instance: Instance,
+    *,
+    time_limit: float = 60.0,
+    threads: int = 1,
+    mip_focus: int | None = None,
+    two_index: bool | None = None,
 ) -> GoldResult:
-    """Render the instance's gold script, run it and extract the plan."""
-    script = render_gold(instance, time_limit=time_limit, threads=threads, mip_focus=mip_focus)
+    """Render the instance's gold script, run it and extract the plan (``two_index``: see
+    :func:`vrpcoder.gold.render.render_gold`)."""
+    script = render_gold(instance, time_limit=time_limit, threads=threads, mip_focus=mip_focus, two_index=two_index)
     return solve_script(script, instance)
