@@ -65,6 +65,7 @@ def _summary(report: RunReport) -> dict[str, object]:
         "items": len(report.records),
         "computed_now": report.computed,
         "outcomes": dict(sorted(report.counts().items())),
+        "stopped": report.stopped,
         "seconds": {k: round(v, 3) for k, v in sorted(report.clock.seconds.items())},
     }
 

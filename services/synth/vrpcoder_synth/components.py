@@ -42,8 +42,10 @@ def build_components(config: SynthConfig, out: Path, token: str | None = None) -
     teacher = config.teacher
     if teacher.kind == "offline":
         return Components(OfflineWriter(), OfflineCoder(), backend, "offline")
-    from vrpcoder_synth.teacher import TeacherClient, TeacherCoder, TeacherWriter
+    from vrpcoder_synth.teacher import TeacherClient, TeacherCoder, TeacherWriter, prompts_version
 
     client = TeacherClient.from_config(teacher, cache_dir=out / ".work" / "teacher-cache", api_key=os.environ.get(teacher.api_key_env))
-    fingerprint = f"openai|{teacher.base_url}|{teacher.model}|{teacher.temperature}|{teacher.max_tokens}|{teacher.critic_rounds}"
+    fingerprint = (
+        f"openai|{teacher.model}|{teacher.temperature}|{teacher.max_tokens}|{teacher.critic_rounds}|{prompts_version()}"
+    )
     return Components(TeacherWriter(client, teacher.critic_rounds), TeacherCoder(client), backend, fingerprint)

@@ -43,6 +43,7 @@ from vrpcoder_synth.dataset import write_dataset
 from vrpcoder_synth.formulations import formulations_for
 from vrpcoder_synth.regenerate import Coder, OfflineCoder, Regenerated
 from vrpcoder_synth.statements import StatementPath, index_path_for
+from vrpcoder_synth.teacher import BudgetExceeded
 from vrpcoder_synth.verifiers import Answer, Backend
 from vrpcoder_synth.writers import StatementWriter, Written
 
@@ -222,6 +223,8 @@ class RunReport:
     """Items worked out by this run (the rest came from earlier runs' records)."""
     clock: StageClock
     samples: int
+    stopped: str | None = None
+    """Why the run ended before every item was done (the teacher's token budget), if it did."""
 
     def counts(self) -> Counter[str]:
         return Counter(r.outcome.value for r in self.records)
@@ -303,12 +306,17 @@ def run(
         progress("items_total", len(items))
         progress("items", len(items) - len(todo))
     computed = 0
+    stopped: str | None = None
     batch = config.verifier.batch_size
     for start in range(0, len(todo), batch):
         chunk = todo[start : start + batch]
         if stop_after is not None and computed >= stop_after:
             return RunReport(out, sorted(records.values(), key=lambda r: r.id), computed, clock, len(samples))
-        prepared = [(item, *_prepare(item, writer, coder, clock)) for item in chunk]
+        try:
+            prepared = [(item, *_prepare(item, writer, coder, clock)) for item in chunk]
+        except BudgetExceeded as exc:
+            stopped = str(exc)
+            break
         jobs = [(regen.code, stored.sample) for _, rec, _, regen, stored in prepared if rec is None and regen and regen.code]
         with clock.stage("verify"):
             answers = iter(backend.verify_many(jobs))
@@ -335,5 +343,5 @@ def run(
                 progress("items", 1)
     ordered = sorted(records.values(), key=lambda r: r.id)
     write_dataset(out, ordered)
-    return RunReport(out, ordered, computed, clock, len(samples))
+    return RunReport(out, ordered, computed, clock, len(samples), stopped)
 
