@@ -58,6 +58,11 @@ class LoraSettings(_Strict):
     target_modules: str | tuple[str, ...] = Field(
         default="all-linear", description="Modules that get an adapter: 'all-linear' or a list of module names."
     )
+    modules_to_save: tuple[str, ...] = Field(
+        default=(),
+        description="Modules trained in full and saved beside the adapter (e.g. 'lm_head' of a tiny random-init "
+        "model, whose output layer LoRA alone cannot sharpen); empty for real models.",
+    )
 
 
 class BatchSettings(_Strict):

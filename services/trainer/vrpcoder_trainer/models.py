@@ -58,5 +58,10 @@ def lora_config(settings: LoraSettings) -> Any:
 
     targets = settings.target_modules if isinstance(settings.target_modules, str) else list(settings.target_modules)
     return LoraConfig(
-        r=settings.r, lora_alpha=settings.alpha, lora_dropout=settings.dropout, target_modules=targets, task_type="CAUSAL_LM"
+        r=settings.r,
+        lora_alpha=settings.alpha,
+        lora_dropout=settings.dropout,
+        target_modules=targets,
+        modules_to_save=list(settings.modules_to_save) or None,
+        task_type="CAUSAL_LM",
     )

@@ -40,7 +40,7 @@ CHAT_TEMPLATE = (
 class TinyModelSpec:
     """Shape of the tiny model; the defaults train a step in well under a second on one core."""
 
-    vocab_size: int = 2048
+    vocab_size: int = 4096
     hidden_size: int = 64
     intermediate_size: int = 128
     num_hidden_layers: int = 2
@@ -89,7 +89,7 @@ def build_tiny_model(output_dir: Path | str, corpus: Iterable[str], spec: TinyMo
         num_attention_heads=spec.num_attention_heads,
         num_key_value_heads=spec.num_key_value_heads,
         max_position_embeddings=spec.max_position_embeddings,
-        tie_word_embeddings=True,
+        tie_word_embeddings=False,
         bos_token_id=None,
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,

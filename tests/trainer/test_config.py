@@ -1,0 +1,139 @@
+"""Run configs: the shipped files load and hold the paper's values; bad files fail loudly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from vrpcoder_trainer.config import (
+    ConfigError,
+    FrontierConfig,
+    GRPORunConfig,
+    MergeConfig,
+    SFTRunConfig,
+    describe,
+    load_config,
+    packaged_path,
+)
+
+SHIPPED = {
+    "sft_qwen3_8b.yaml": SFTRunConfig,
+    "grpo_qwen3_8b.yaml": GRPORunConfig,
+    "grpo_no_injection.yaml": GRPORunConfig,
+    "tiny_sft_cpu.yaml": SFTRunConfig,
+    "tiny_grpo_cpu.yaml": GRPORunConfig,
+    "tiny_frontier_cpu.yaml": FrontierConfig,
+    "tiny_merge_cpu.yaml": MergeConfig,
+}
+
+
+@pytest.mark.parametrize(("name", "record"), SHIPPED.items())
+def test_shipped_configs_load_as_their_record(name: str, record: type) -> None:
+    assert isinstance(load_config(f"packaged:{name}"), record)
+
+
+def test_sft_config_holds_the_papers_settings() -> None:
+    config = load_config("packaged:sft_qwen3_8b.yaml", SFTRunConfig)
+    assert (config.lora.r, config.lora.alpha, config.lora.dropout) == (16, 32, 0.1)
+    assert config.run.num_train_epochs == 3 and config.max_length == 8192
+    assert config.optim.learning_rate == 2e-4 and config.optim.lr_scheduler_type == "cosine"
+    assert (config.optim.warmup_ratio, config.optim.weight_decay, config.optim.max_grad_norm) == (0.1, 0.01, 1.0)
+    assert config.batch.effective_batch_size == 8
+    assert packaged_path("deepspeed_zero2.json").is_file() and config.run.deepspeed == "packaged:deepspeed_zero2.json"
+
+
+def test_grpo_config_holds_the_papers_settings() -> None:
+    config = load_config("packaged:grpo_qwen3_8b.yaml", GRPORunConfig)
+    assert config.num_generations == 8 and config.generation.max_completion_length == 3072
+    assert (config.generation.temperature, config.generation.top_p, config.beta) == (0.4, 0.95, 0.02)
+    assert (config.optim.learning_rate, config.optim.adam_beta2, config.optim.warmup_steps) == (2e-5, 0.95, 5)
+    assert config.optim.max_grad_norm == 0.5 and config.batch.effective_batch_size == 24
+    assert config.batch.num_processes == 3 and config.vllm.enabled and config.vllm.mode == "server"
+    assert (config.reward.build, config.reward.diff, config.reward.inj) == (0.2, 0.5, 0.3)
+    accelerate = yaml.safe_load(packaged_path("accelerate_zero2_3gpu.yaml").read_text())
+    assert accelerate["num_processes"] == config.batch.num_processes
+    assert accelerate["deepspeed_config"]["zero_stage"] == 2
+
+
+def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def test_no_injection_ablation_changes_only_the_reward_weights() -> None:
+    full = _flatten(load_config("packaged:grpo_qwen3_8b.yaml").model_dump())
+    ablation = _flatten(load_config("packaged:grpo_no_injection.yaml").model_dump())
+    changed = {key for key in full if full[key] != ablation[key]}
+    assert changed == {"reward.inj", "run.output_dir"}, "besides where it writes, only the reward may differ"
+    assert (full["reward.inj"], ablation["reward.inj"]) == (0.3, 0.0)
+    ablated = load_config("packaged:grpo_no_injection.yaml", GRPORunConfig)
+    assert ablated.reward.options(None).weights.inj == 0.0
+
+
+def _write(tmp_path: Path, data: dict[str, Any]) -> Path:
+    path = tmp_path / "run.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _tiny_sft() -> dict[str, Any]:
+    return yaml.safe_load(packaged_path("tiny_sft_cpu.yaml").read_text())
+
+
+def test_unknown_key_is_an_error_naming_it(tmp_path: Path) -> None:
+    data = _tiny_sft()
+    data["optim"]["learning_rte"] = 1e-3
+    with pytest.raises(ConfigError, match=r"optim\.learning_rte: unknown key"):
+        load_config(_write(tmp_path, data), SFTRunConfig)
+    data = _tiny_sft()
+    data["epochs"] = 3
+    with pytest.raises(ConfigError, match=r"epochs: unknown key"):
+        load_config(_write(tmp_path, data), SFTRunConfig)
+
+
+def test_effective_batch_must_be_the_product(tmp_path: Path) -> None:
+    data = _tiny_sft()
+    data["batch"]["effective_batch_size"] = 8
+    with pytest.raises(ConfigError, match="effective_batch_size is 8"):
+        load_config(_write(tmp_path, data))
+
+
+def test_grpo_batch_must_hold_whole_groups() -> None:
+    with pytest.raises(ConfigError, match="not a multiple of num_generations"):
+        load_config("packaged:tiny_grpo_cpu.yaml", GRPORunConfig, {"num_generations": 3})
+
+
+def test_wrong_kind_bad_values_and_bad_yaml_are_errors(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="needs kind 'grpo'"):
+        load_config("packaged:tiny_sft_cpu.yaml", GRPORunConfig)
+    with pytest.raises(ConfigError, match="lora.dropout"):
+        load_config("packaged:tiny_sft_cpu.yaml", SFTRunConfig, {"lora.dropout": 1.5})
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("kind: sft\nmodel: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(broken)
+    with pytest.raises(ConfigError, match="'kind' must be one of"):
+        load_config(_write(tmp_path, {"model": {"name_or_path": "x"}}))
+    with pytest.raises(ConfigError, match="no packaged config"):
+        load_config("packaged:nope.yaml")
+
+
+def test_frontier_needs_exactly_one_rollout_source() -> None:
+    with pytest.raises(ConfigError, match="exactly one of 'endpoint'"):
+        load_config("packaged:tiny_frontier_cpu.yaml", FrontierConfig,
+                    {"endpoint": {"base_url": "http://vllm:8000/v1", "model": "policy"}})
+
+
+@pytest.mark.parametrize("record", [SFTRunConfig, GRPORunConfig, FrontierConfig, MergeConfig])
+def test_every_setting_is_documented(record: type) -> None:
+    rows = describe(record)
+    assert rows
+    undocumented = [key for key, _, meaning in rows if not meaning.strip()]
+    assert undocumented == []
