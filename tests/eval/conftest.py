@@ -8,7 +8,6 @@ OpenAI-compatible server on a real socket (``vrpcoder_eval.scripted``).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,17 +15,11 @@ import pytest
 from vrpcoder_verifier.settings import Settings
 from vrpcoder_verifier.stack import LocalStack, RedisServer, purge, redis_answers, stack_settings
 
+from tests.eval.support import B3_CUSTOMERS, EXECUTOR, HELD_OUT, LIBRARY, MACHINE_REDIS, SAMPLED_VARIANTS
 from vrpcoder_eval.benchmark import BenchmarkDir, BenchmarkName
 from vrpcoder_eval.builders import build_b3, build_sampled
 from vrpcoder_eval.statements import default_writer
 
-MACHINE_REDIS = "redis://127.0.0.1:6379/13"
-EXECUTOR = os.environ.get("VRPCODER_TEST_EXECUTOR", "auto")
-LIBRARY = Path(__file__).resolve().parents[1] / "data" / "instances"
-
-SAMPLED_VARIANTS = ("CVRP", "VRPHTW", "PDPTW", "VRPB", "HFVRP", "SDVRP")
-"""Benchmark-1 variants of the small test benchmark: between them every constraint family."""
-HELD_OUT = ("OVRPHTW", "DCVRPHTW", "MCVRPSTW")
 
 
 @pytest.fixture(scope="session")
@@ -58,12 +51,12 @@ def stack(stack_config: Settings, tmp_path_factory: pytest.TempPathFactory) -> I
 
 @pytest.fixture(scope="session")
 def bench(tmp_path_factory: pytest.TempPathFactory) -> BenchmarkDir:
-    """Six B1 variants, three held-out B2 variants, and one 6-customer sub-instance per library family."""
+    """Six B1 variants, three held-out B2 variants, and one sub-instance per library family."""
     store = BenchmarkDir(tmp_path_factory.mktemp("bench"))
     writer = default_writer()
     b1 = build_sampled(BenchmarkName.B1, SAMPLED_VARIANTS, len(SAMPLED_VARIANTS), store, writer, time_limit=20.0)
     b2 = build_sampled(BenchmarkName.B2, HELD_OUT, len(HELD_OUT), store, writer, time_limit=20.0)
-    b3 = build_b3(store, writer, LIBRARY, sizes=(6,), time_limit=20.0)
+    b3 = build_b3(store, writer, LIBRARY, sizes=(B3_CUSTOMERS,), time_limit=20.0)
     b3.items = list({item.source: item for item in reversed(b3.items)}.values())
     for name, result in ((BenchmarkName.B1, b1), (BenchmarkName.B2, b2), (BenchmarkName.B3, b3)):
         assert result.items, f"{name.value}: nothing built ({result.discards})"

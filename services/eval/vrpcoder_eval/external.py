@@ -59,7 +59,7 @@ _ROUTING_TEXT = re.compile(
 
 _FORMAT_NOISE = re.compile(
     r"(?im)^[^\n]*(?:\bjson\b|output\s+format|respond\s+(?:only\s+)?with|reply\s+with|"
-    r"think\s+step\s+by\s+step|show\s+your\s+reasoning|explain\s+your\s+reasoning|reasoning\s+process)[^\n]*$"
+    r"think\s+step\s+by\s+step|show\s+your\s+reasoning|explain\s+your\s+reasoning|reasoning\s+process)[^\n]*(?:\n|$)"
 )
 _VEHICLE_MENTION = re.compile(r"\b\d+\s+(?:vehicles?|trucks?|vans?)\b|\bfleet\s+of\s+\d+", re.IGNORECASE)
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
