@@ -2,14 +2,21 @@
 
 Domain commands live here; each service contributes its own sub-command group through the
 ``vrpcoder.cli`` entry-point group (a Typer app per service), so the shared library never imports
-a service. Commands print human tables by default and one JSON document with ``--json``; bad input
-ends with a one-line message and exit status 2, a run that produced no answer with status 1.
+a service. Commands print human tables by default and one JSON document with ``--json`` (then
+nothing else reaches stdout: Gurobi's licence banner and anything a script prints go to stderr).
+
+Exit status: 0 success; 1 the candidate, plan or gold script was judged and rejected; 2 bad input;
+3 no answer (the verification carried no reward: our infrastructure or the licence's size limit;
+the gold script found no solution).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
+from collections.abc import Iterator, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
@@ -24,6 +31,7 @@ if TYPE_CHECKING:
     from vrpcoder.audit import AuditedSolve
     from vrpcoder.demo import DemoRow
     from vrpcoder.samples import BuildReport, Sample
+    from vrpcoder.solutions import Solution
     from vrpcoder.verification import Verdict, VerifyConfig
 
 app = typer.Typer(
@@ -32,6 +40,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode="markdown",  # paragraphs of a docstring are reflowed, not broken where the source breaks
 )
 instance_app = typer.Typer(help="Sample synthetic instances or import real library files.", no_args_is_help=True)
 gold_app = typer.Typer(help="Render and solve the gold gurobipy script of an instance.", no_args_is_help=True)
@@ -52,9 +61,76 @@ TimeLimitOpt = Annotated[
 ]
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+EXIT_REJECTED = 1
+"""The candidate, the plan or the gold script was judged, and rejected."""
+EXIT_BAD_INPUT = 2
+EXIT_NO_ANSWER = 3
+"""No judgement was reached: no reward (infrastructure, the licence's size limit), no gold solution."""
+
+SIZE_LIMIT_HINT = (
+    "the model exceeds the size-limited Gurobi licence (2000 variables / 2000 constraints): "
+    "try fewer vehicles first (--vehicles; a 3-index model grows with the fleet), then fewer customers "
+    "(--customers), or use a full licence"
+)
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
+    """One line on stderr (pydantic's "Value error, " prefix removed) and the exit status."""
+    err_console.print(f"[bold red]error:[/] {message.replace('Value error, ', '')}", highlight=False)
     raise typer.Exit(code)
+
+
+@contextlib.contextmanager
+def json_only(active: bool) -> Iterator[None]:
+    """While ``active``, whatever would reach stdout goes to stderr instead, at the descriptor level.
+
+    Gurobi prints its licence banner ("Restricted license - for non-production use only") from C
+    when its first environment starts, and scripts print what they like; with ``--json`` stdout
+    must carry the JSON document alone (``| jq`` must work). The document is printed after the
+    block."""
+    if not active:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+LIST_OPTIONS = frozenset({"--variants", "--profiles", "--seeds"})
+"""Options that take several values: ``--variants CVRP TSP``, ``--variants CVRP,TSP`` and
+``--variants CVRP --variants TSP`` all mean the same."""
+
+
+def expand_list_options(argv: Sequence[str], options: frozenset[str] = LIST_OPTIONS) -> list[str]:
+    """Rewrite ``--opt a b,c`` into ``--opt a --opt b --opt c`` (Click takes one value per flag)."""
+    out: list[str] = []
+    index = 0
+    while index < len(argv):
+        token = argv[index]
+        name, eq, inline = token.partition("=")
+        if name not in options:
+            out.append(token)
+            index += 1
+            continue
+        values = [inline] if eq else []
+        index += 1
+        if not eq:
+            while index < len(argv) and not argv[index].startswith("-"):
+                values.append(argv[index])
+                index += 1
+        parts = [part for value in values for part in value.split(",") if part]
+        out += [item for part in parts for item in (name, part)] or [name]
+    return out
+
+
+def _round(value: float | None, digits: int = 6) -> float | None:
+    return None if value is None else round(value, digits)
 
 
 @app.command()
@@ -103,7 +179,8 @@ def instance_sample(
     from vrpcoder.sampling import sample_instance
 
     try:
-        instance = sample_instance(variant, profile, seed)
+        with json_only(output is None):
+            instance = sample_instance(variant, profile, seed)
     except ValueError as exc:
         fail(str(exc))
     write_text(instance.model_dump_json(indent=2), output)
@@ -142,14 +219,21 @@ def instance_import(
         fail(f"{file}: no such file")
     try:
         selection = parse_customer_selection(customers)
-        result = import_library(file, customers=selection, variant=variant, vehicles=vehicles, distance=distance)
+        with json_only(output is None):
+            result = import_library(file, customers=selection, variant=variant, vehicles=vehicles, distance=distance)
     except ValueError as exc:
-        fail(str(exc))
+        fail(f"{exc}{_LAYOUTS if 'cannot tell the instance format' in str(exc) else ''}")
     for convention in result.conventions:
         err_console.print(f"[bold]{convention.topic}:[/] {convention.choice} [dim]({convention.reason})[/]", highlight=False)
     for warning in result.warnings:
         err_console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     write_text(result.instance.model_dump_json(indent=2), output)
+
+
+_LAYOUTS = (
+    "; supported layouts: TSPLIB (TYPE: TSP), CVRPLIB (TYPE: CVRP), Solomon (VEHICLE on line 2), "
+    "Cordeau (a header of 3-4 numbers), SDVRPLIB (2 numbers), Goetschalckx-Jacobs-Blanco VRPB (1 number)"
+)
 
 
 @gold_app.command("render")
@@ -185,18 +269,16 @@ def gold_solve(
         instance = read_instance(instance_file)
     except ValueError as exc:
         fail(str(exc))
-    audit = audit_gold(instance, time_limit=time_limit, threads=threads)
+    with json_only(as_json):
+        audit = audit_gold(instance, time_limit=time_limit, threads=threads)
     if as_json:
         print(audit.model_dump_json(indent=2))
     else:
         _print_audit(audit)
     if audit.status == "size_limited_licence":
-        err_console.print(
-            "[yellow]The model exceeds the size-limited Gurobi licence (2000 variables / constraints); "
-            "use fewer customers or a full licence.[/]"
-        )
+        err_console.print(f"[yellow]{SIZE_LIMIT_HINT[0].upper()}{SIZE_LIMIT_HINT[1:]}.[/]")
     if not audit.routes:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_NO_ANSWER)
 
 
 def _print_audit(audit: AuditedSolve) -> None:
@@ -212,20 +294,42 @@ def _print_audit(audit: AuditedSolve) -> None:
         console.print(f"  detail: {audit.detail}")
 
 
+def read_solution(path: Path) -> Solution:
+    """A solution file: ``{"routes": [...], "cycles": [...]}``, or any record that carries its routes
+    under ``routes`` (the output of ``gold solve --json``; its other fields are ignored)."""
+    from vrpcoder.io import load_json, validate
+    from vrpcoder.solutions import Solution
+
+    raw = load_json(path)
+    if isinstance(raw, dict) and "routes" in raw:
+        raw = {key: raw[key] for key in ("routes", "cycles") if key in raw}
+    return validate(Solution, raw, path)
+
+
 @app.command("check")
 def check_solution(
-    instance_file: Annotated[Path, typer.Argument(help="Instance JSON.")],
-    solution_file: Annotated[Path, typer.Argument(help="Solution JSON (routes per vehicle).")],
+    instance_file: Annotated[Path, typer.Argument(help="Instance JSON (or a sample file that embeds one).")],
+    solution_file: Annotated[
+        Path,
+        typer.Argument(
+            help='Solution JSON: {"routes": [{"vehicle": 0, "depot": 0, "visits": [3, 1, 2]}, ...]} in the '
+            "instance's node numbers (depots 0..D-1, then customers); `gold solve --json` output is accepted as is."
+        ),
+    ],
     as_json: JsonOpt = False,
 ) -> None:
-    """Price a solution and list the constraint families it violates (no solver involved)."""
+    """Price a solution and list the constraint families it violates (no solver involved).
+
+    Each route names its vehicle (index into the instance's fleet), the depot it starts from and the
+    customers in visiting order; optional fields: "deliveries" (split delivery: the quantity left at
+    each visit) and "end_depot" (a closed route that ends at another depot). Exit status 1 when the
+    plan breaks a rule."""
     from vrpcoder.checker import check
-    from vrpcoder.io import read_instance, read_record
-    from vrpcoder.solutions import Solution
+    from vrpcoder.io import read_instance
 
     try:
         instance = read_instance(instance_file)
-        solution = read_record(solution_file, Solution)
+        solution = read_solution(solution_file)
     except ValueError as exc:
         fail(str(exc))
     report = check(instance, solution)
@@ -248,7 +352,7 @@ def check_solution(
         for v in report.violations:
             console.print(f"  [red]{v.family.value}[/]: {v.detail}")
     if not report.feasible:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_REJECTED)
 
 
 @app.command()
@@ -260,7 +364,8 @@ def demo(
     """Sample one instance per variant, solve its gold script, check it independently, print a table."""
     from vrpcoder.demo import run_demo
 
-    rows = run_demo(seed=seed, time_limit=time_limit, progress=not as_json)
+    with json_only(as_json):
+        rows = run_demo(seed=seed, time_limit=time_limit, progress=not as_json)
     if as_json:
         print(json.dumps([r.model_dump(mode="json") for r in rows], indent=2))
     else:
@@ -341,12 +446,19 @@ def samples_build(
 @samples_app.command("grid")
 def samples_grid(
     output: Annotated[Path, typer.Option("--output", "-o", help="Directory for the sample JSON files.")],
-    variants: Annotated[list[str] | None, typer.Option("--variants", help="Variants (default: all 21).")] = None,
-    profiles: Annotated[list[int] | None, typer.Option("--profiles", help="Profiles (default: every applicable one).")] = None,
-    seeds: Annotated[list[int] | None, typer.Option("--seeds", help="Seeds (default: 0).")] = None,
+    variants: Annotated[
+        list[str] | None, typer.Option("--variants", help="Variants, e.g. --variants CVRP TSP (default: all 21).")
+    ] = None,
+    profiles: Annotated[
+        list[int] | None, typer.Option("--profiles", help="Profiles, e.g. --profiles 1 5 (default: every applicable one).")
+    ] = None,
+    seeds: Annotated[list[int] | None, typer.Option("--seeds", help="Seeds, e.g. --seeds 0 1 2 (default: 0).")] = None,
     time_limit: TimeLimitOpt = 60.0,
 ) -> None:
-    """Build samples over a grid of variants x profiles x seeds, with a progress bar and a kept/discarded table."""
+    """Build samples over a grid of variants x profiles x seeds, with a progress bar and a kept/discarded table.
+
+    List options take several values after one flag (--variants CVRP TSP), comma-separated values
+    (--variants CVRP,TSP) or the flag repeated (--variants CVRP --variants TSP)."""
     from rich.progress import track
 
     from vrpcoder.samples import BuildReport, build_grid_point
@@ -385,11 +497,12 @@ def verify_command(
         bool, typer.Option("--no-sandbox", help="Run the candidate in this process (only for code you trust).")
     ] = False,
 ) -> None:
-    """Dual-verify a candidate script against a sample: build, DIFF, INJ on every probe, reward.
+    """Verify a candidate script against a sample: build, DIFF, the optimum check, INJ on every probe, reward.
 
     The candidate runs in the verifier service's bubblewrap sandbox (no network, read-only system,
     limits on time, memory, processes, files and output); without a usable sandbox the command
-    refuses unless --no-sandbox is given."""
+    refuses unless --no-sandbox is given. Exit status: 0 passed, 1 rejected, 2 bad input, 3 no
+    answer (no reward: an infrastructure fault or the licence's size limit)."""
     from vrpcoder.io import read_record
     from vrpcoder.samples import Sample
     from vrpcoder.verification import VerifyConfig, verify
@@ -402,27 +515,52 @@ def verify_command(
     except OSError as exc:
         fail(f"{candidate}: cannot read ({exc.strerror})")
     config = VerifyConfig(time_limit=time_limit, diff_tolerance=diff_tolerance)
-    if no_sandbox:
-        verdict = verify(code, sample, config)
-    else:
-        verdict = _sandboxed_verify(code, sample, config)
+    with json_only(as_json):
+        verdict = verify(code, sample, config) if no_sandbox else _sandboxed_verify(code, sample, config)
     if as_json:
         print(verdict.model_dump_json(indent=2))
     else:
-        console.print(
-            f"build {'ok' if verdict.build else 'FAILED'}; objective {verdict.objective} vs reference "
-            f"{verdict.reference_objective} -> DIFF {'pass' if verdict.diff else 'FAIL'}; reward {verdict.reward}"
-        )
-        for p in verdict.probes:
-            mark = "[dim]n/a[/]" if not p.judged else "[green]pass[/]" if p.passed else "[red]FAIL[/]"
-            console.print(f"  {mark} {p.name} ({p.family.value if p.family else 'feasible probe'}): expected {p.label.value}, got {p.verdict.value}")
-        if verdict.routing_variable:
-            console.print(f"  routing variable: {verdict.routing_variable}")
-        if verdict.error:
-            console.print(f"  error {verdict.error.kind.value}: {verdict.error.detail}")
-        console.print("[bold green]PASSED[/]" if verdict.passed else "[bold red]NOT PASSED[/]")
+        _print_verdict(verdict)
+    if verdict.error is not None and verdict.error.kind.value == "size_limited_licence":
+        err_console.print(f"[yellow]{SIZE_LIMIT_HINT[0].upper()}{SIZE_LIMIT_HINT[1:]}.[/]")
     if not verdict.passed:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_NO_ANSWER if verdict.reward is None else EXIT_REJECTED)
+
+
+def _print_verdict(verdict: Verdict) -> None:
+    """The verdict as a person reads it: DIFF, the optimum check, each probe, what failed, the reward."""
+    reward = "none (not the candidate's fault)" if verdict.reward is None else f"{verdict.reward:.4g}"
+    console.print(
+        f"build {'ok' if verdict.build else 'FAILED'}; objective {_round(verdict.objective)} vs reference "
+        f"{_round(verdict.reference_objective)} -> DIFF {'pass' if verdict.diff else 'FAIL'}; reward {reward}"
+    )
+    check = verdict.diff_check
+    if check is not None and check.continued:
+        gap = "?" if check.gap is None else f"{check.gap:.3g}"
+        console.print(
+            f"  DIFF: the solve stopped at objective {_round(check.objective)} (bound {_round(check.bound)}, "
+            f"gap {gap}) and was continued with the gap closed: {_round(check.final_objective)} "
+            f"({check.final_status}); tolerance {check.tolerance:g}"
+        )
+    optimum = verdict.optimum
+    if optimum is not None:
+        mark = "[green]pass[/]" if optimum.passed else "[red]FAIL[/]"
+        console.print(
+            f"  {mark} optimum check: the candidate's own plan, priced {_round(optimum.cost)} by the checker "
+            f"({optimum.reading})"
+        )
+        for violation in optimum.violations:
+            console.print(f"      [red]{violation.family.value}[/]: {violation.detail}")
+    for p in verdict.probes:
+        mark = "[dim]n/a[/]" if not p.judged else "[green]pass[/]" if p.passed else "[red]FAIL[/]"
+        console.print(f"  {mark} {p.name} ({p.family.value if p.family else 'feasible probe'}): expected {p.label.value}, got {p.verdict.value}")
+    if verdict.routing_variable:
+        console.print(f"  how x was read: {verdict.routing_variable}")
+    if verdict.error:
+        console.print(f"  error {verdict.error.kind.value}: {verdict.error.detail}")
+    if verdict.failed_checks:
+        console.print(f"  failed checks: {', '.join(verdict.failed_checks)}")
+    console.print("[bold green]PASSED[/]" if verdict.passed else "[bold red]NOT PASSED[/]")
 
 
 @app.command("mutants")
@@ -445,7 +583,8 @@ def mutants_command(
         fail(str(exc))
     if len({s.instance.provenance.model_dump_json() for s in samples}) > 1 or len({s.variant for s in samples}) > 1:
         fail("all sample files must come from the same instance (one `samples build` run)")
-    reports = run_mutants(samples, config=VerifyConfig(time_limit=time_limit))
+    with json_only(as_json):
+        reports = run_mutants(samples, config=VerifyConfig(time_limit=time_limit))
     totals = {
         "mutants": len(reports),
         "killed_by_diff": sum(r.killed_by_diff for r in reports),
@@ -498,4 +637,4 @@ def _register_service_commands() -> None:
 
 def main() -> None:
     _register_service_commands()
-    app()
+    app(args=expand_list_options(sys.argv[1:]))
