@@ -220,3 +220,18 @@ def test_judging_a_reported_plan_again_needs_no_solver() -> None:
     backward = judge_plan(instance, [PlanRoute(vehicle=0, depot=0, visits=(3, 2, 1))], [], reading="")
     assert forward.passed and not backward.passed
     assert forward.cost == pytest.approx(backward.cost)
+
+
+def test_a_depot_layer_third_index_is_said_in_the_verdict() -> None:
+    """Issue 19: a 3-index x whose third index is the depot (two layers, a fleet of four) earns its
+    full reward, and the verdict says how x was read."""
+    from tests.shared.test_independent_candidates import CASES, Case
+
+    case = next(c for c in CASES if c.file == "mdvrp_3index_depot_layers.py")
+    sample = Case(case.file, case.variant, case.style, point=(9, 0, 6)).samples()[0]
+    assert sample.instance.num_depots == 2 and len(sample.instance.vehicles) == 4
+    verdict = verify(render(case.template(), sample.instance), sample)
+    assert verdict.passed and verdict.reward == pytest.approx(1.0), verdict.failed_checks
+    assert verdict.routing_variable is not None and "one value per depot" in verdict.routing_variable
+    assert verdict.optimum is not None and verdict.optimum.passed
+    assert all(sample.instance.vehicles[r.vehicle].depot == r.depot for r in verdict.optimum.routes)
