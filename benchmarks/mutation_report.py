@@ -1,12 +1,19 @@
-"""Mutation report per variant: DIFF-only vs DIFF+INJ kill rates over planted mutants.
+"""Mutation report per variant and family: the share of *samples* on which DIFF alone, and DIFF+INJ,
+catch each planted mutant.
 
-For each variant, samples are built for a few (profile, seed) points; each single-family omission
-mutant of the gold script is verified on every sample of its instance. The report prints, per
-variant, how many omission mutants DIFF alone kills and how many DIFF+INJ kills, plus the same for
-relaxed and spurious mutants. Exit status 1 if DIFF+INJ misses an omission whose family has an
-attacker and that is not an equivalent mutant (its rule implied by the variant's other rules).
+For each variant, samples are built for a few (profile, seed) points; every mutant of the gold
+script (a family omitted, relaxed the way LLM code gets it partly wrong, or a spurious rule added)
+is verified on each sample on its own, because a sample is what one reward sees: a mutant caught
+only on an attacked copy still earns full reward on the base sample. Per variant x family the
+report prints caught/applied over samples for omissions, relaxations and spurious rules, which
+probes did the catching, the equivalent mutants with the reason, and (where the library reports it)
+which attackers produced each family's probe on the base sample. Exit status 1 if a
+non-equivalent omission or relaxation is caught on no sample of its grid point.
 
     .venv/bin/python benchmarks/mutation_report.py [--points 2] [--variants CVRP VRPHTW ...]
+
+The script only uses names that existed before issue 19 as well, so the same file measures the old
+code (run it with PYTHONPATH pointing at an older checkout) and the new.
 """
 
 from __future__ import annotations
@@ -14,19 +21,36 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import defaultdict
+from dataclasses import dataclass, field
 
 from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from vrpcoder.mutants import MutantKind, MutantReport, run_mutants
+from vrpcoder import mutants
+from vrpcoder.mutants import MutantKind, is_equivalent, mutation_rules, run_mutants
 from vrpcoder.samples import build_grid_point
 from vrpcoder.sampling import applicable_profiles
 from vrpcoder.variants import VARIANTS
 
 
+@dataclass
+class Tally:
+    applied: int = 0
+    diff: int = 0
+    dual: int = 0
+    points_missed: int = 0
+    equivalent: set[str] = field(default_factory=set)
+    caught_by: set[str] = field(default_factory=set)
+
+
 def _rate(killed: int, total: int) -> str:
-    return f"{killed}/{total} ({100 * killed / total:.0f}%)" if total else "-"
+    return f"{killed}/{total}" if total else "-"
+
+
+def _reason(rule: mutants.MutationRule, instances: list) -> str:  # type: ignore[type-arg]
+    explain = getattr(mutants, "equivalence_reason", None)
+    return (explain(rule, instances) if explain else None) or "equivalent"
 
 
 def main() -> int:
@@ -39,40 +63,69 @@ def main() -> int:
     for variant in args.variants:
         profiles = [p for p in applicable_profiles(variant) if p <= 12]
         jobs += [(variant, profiles[(3 * i) % len(profiles)], i) for i in range(args.points)]
-    reports: dict[str, list[MutantReport]] = defaultdict(list)
+    tallies: dict[tuple[str, str, MutantKind], Tally] = defaultdict(Tally)
+    sources: dict[tuple[str, str], set[str]] = defaultdict(set)
+    equivalents: dict[str, set[str]] = defaultdict(set)
+    failed_points: list[str] = []
     for variant, profile, seed in track(jobs, description="mutants"):
-        samples = build_grid_point(variant, profile, seed).samples
-        if samples:
-            reports[variant] += run_mutants(samples)
+        report = build_grid_point(variant, profile, seed)
+        samples = report.samples
+        if not samples:
+            continue
+        if hasattr(report, "sources"):
+            for (name, family), found in report.sources().items():
+                sources[(name, family.value)] |= set(found)
+        instances = [s.instance for s in samples]
+        equivalent = {r.name for r in mutation_rules(variant) if is_equivalent(r, instances)}
+        for rule in mutation_rules(variant):
+            if rule.name in equivalent:
+                equivalents[variant].add(f"{rule.name} ({_reason(rule, instances)})")
+        caught_somewhere: dict[str, bool] = defaultdict(bool)
+        for sample in samples:
+            for result in run_mutants([sample]):
+                family = result.family.value if result.family else "-"
+                tally = tallies[(variant, family, result.kind)]
+                if result.name in equivalent:
+                    tally.equivalent.add(result.name)
+                    continue
+                tally.applied += 1
+                tally.diff += result.killed_by_diff
+                tally.dual += result.killed_by_dual
+                tally.caught_by |= {c.split(":", 1)[1] for c in result.caught_by if ":" in c}
+                caught_somewhere[result.name] |= result.killed_by_dual
+        for name, caught in caught_somewhere.items():
+            if not caught and not name.startswith("spurious"):
+                failed_points.append(f"{variant} p{profile} s{seed}: {name}")
 
-    table = Table(title="mutants killed: DIFF alone vs DIFF+INJ")
-    for col in ("variant", "omit: DIFF", "omit: DIFF+INJ", "relax: DIFF", "relax: DIFF+INJ",
-                "spurious: DIFF", "spurious: DIFF+INJ", "equivalent", "missed (attacked)"):
-        table.add_column(col, justify="left" if col == "variant" else "right")
-    missed_total = 0
-    totals = defaultdict(int)
+    table = Table(title="share of samples that catch each mutant: DIFF alone | DIFF+INJ (non-equivalent mutants)")
+    for col in ("variant", "family", "omit", "relax", "spurious", "caught by", "base-sample probe source"):
+        table.add_column(col)
     for variant in args.variants:
-        rows = reports.get(variant, [])
-        cells = []
-        for kind in MutantKind:
-            group = [r for r in rows if r.kind is kind and not r.equivalent]
-            diff, dual = sum(r.killed_by_diff for r in group), sum(r.killed_by_dual for r in group)
-            totals[(kind, "n")] += len(group)
-            totals[(kind, "diff")] += diff
-            totals[(kind, "dual")] += dual
-            cells += [_rate(diff, len(group)), _rate(dual, len(group))]
-        missed = sorted({r.name for r in rows if r.kind is MutantKind.OMIT and r.has_attacker
-                         and not r.equivalent and not r.killed_by_dual})
-        missed_total += len(missed)
-        equivalent = sorted({r.name for r in rows if r.equivalent})
-        table.add_row(variant, *cells, ", ".join(equivalent) or "-", ", ".join(missed) or "none")
-    Console().print(table)
+        families = sorted({f for (v, f, _k) in tallies if v == variant})
+        for family in families:
+            cells = []
+            caught: set[str] = set()
+            for kind in MutantKind:
+                t = tallies.get((variant, family, kind))
+                if t is None or not t.applied:
+                    cells.append("-")
+                    continue
+                cells.append(f"{_rate(t.diff, t.applied)} | {_rate(t.dual, t.applied)}")
+                caught |= t.caught_by
+            src = ", ".join(sorted(sources.get((variant, family), set()))) or "-"
+            table.add_row(variant, family, *cells, ", ".join(sorted(caught))[:70] or "-", src)
+    Console(width=220).print(table)
+    for variant in args.variants:
+        if equivalents.get(variant):
+            print(f"{variant} equivalent: " + "; ".join(sorted(equivalents[variant])))
     for kind in MutantKind:
-        n = totals[(kind, "n")]
-        print(f"{kind.value:9s} mutants: DIFF kills {_rate(totals[(kind, 'diff')], n)}, "
-              f"DIFF+INJ kills {_rate(totals[(kind, 'dual')], n)}")
-    print(f"attacked, non-equivalent omissions missed by DIFF+INJ: {missed_total}")
-    return 1 if missed_total else 0
+        group = [t for (_, _, k), t in tallies.items() if k is kind]
+        n = sum(t.applied for t in group)
+        print(f"{kind.value:9s} mutants over samples: DIFF {_rate(sum(t.diff for t in group), n)}, "
+              f"DIFF+INJ {_rate(sum(t.dual for t in group), n)}")
+    print("non-equivalent omissions/relaxations caught on no sample of their grid point: "
+          + (", ".join(failed_points) or "none"))
+    return 1 if failed_points else 0
 
 
 if __name__ == "__main__":

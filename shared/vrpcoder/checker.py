@@ -78,7 +78,7 @@ def route_path(instance: Instance, route: Route) -> list[int]:
     _require_evaluable(instance, route)
     if not route.visits:
         return [route.depot]
-    tail = [] if is_open(instance) else [route.depot]
+    tail = [] if is_open(instance) else [route.end]
     return [route.depot, *route.visits, *tail]
 
 
@@ -172,7 +172,7 @@ def return_time(instance: Instance, route: Route) -> float:
         window = instance.depots[route.depot].window
         return 0.0 if window is None else window.start
     last = route.visits[-1]
-    return starts[-1] + instance.customer(last).service_time + instance.distances[last][route.depot]
+    return starts[-1] + instance.customer(last).service_time + instance.distances[last][route.end]
 
 
 def lateness_penalty(instance: Instance, route: Route) -> float:
@@ -210,6 +210,8 @@ def _node_problems(instance: Instance, route: Route) -> list[str]:
         out.append(f"vehicle {route.vehicle} does not exist (fleet of {len(instance.vehicles)})")
     if route.depot >= instance.num_depots:
         out.append(f"depot {route.depot} does not exist ({instance.num_depots} depot(s))")
+    if route.end_depot is not None and route.end_depot >= instance.num_depots:
+        out.append(f"end depot {route.end_depot} does not exist ({instance.num_depots} depot(s))")
     unknown = sorted({v for v in route.visits if v >= instance.num_nodes})
     if unknown:
         out.append(f"visits unknown node(s) {unknown} (nodes are 0..{instance.num_nodes - 1})")
@@ -313,6 +315,9 @@ def _fleet_structure(instance: Instance, routes: Sequence[Route]) -> list[Violat
             out.append(
                 _structure(route, f"starts at depot {route.depot}, but the vehicle belongs to depot {home}")
             )
+        if route.end_depot is not None and route.end_depot != route.depot:
+            where = "an open route ends at its last customer" if is_open(instance) else f"it starts at depot {route.depot}"
+            out.append(_structure(route, f"ends at depot {route.end_depot}, but {where}"))
         if instance.has(Module.SPLIT):
             repeated = sorted(c for c, n in Counter(route.visits).items() if n > 1)
             if repeated:
@@ -416,12 +421,12 @@ def _late_visits(instance: Instance, route: Route, tol: float) -> list[str]:
         window = instance.customer(visit).window
         if window is not None and start > window.end + tol:
             late.append(f"customer {visit} starts at {start:.6g} after its window closes at {window.end:.6g}")
-    depot_window = instance.depots[route.depot].window
+    depot_window = instance.depots[route.end].window
     if depot_window is not None and not is_open(instance):
         back = return_time(instance, route)
         if back > depot_window.end + tol:
             late.append(
-                f"returns to depot {route.depot} at {back:.6g}, after it closes at {depot_window.end:.6g}"
+                f"returns to depot {route.end} at {back:.6g}, after it closes at {depot_window.end:.6g}"
             )
     return late
 

@@ -318,3 +318,163 @@ def _slack(instance: Instance, draft: _Draft) -> float:
     if instance.has(Module.HTW) and window is not None and window.end > 0:
         shares.append(1.0 - return_time(instance, route) / window.end)
     return min(shares)
+
+
+# ---- a small set of far-apart feasible probes (issue 14, item 3) -------------------------------
+
+
+MAX_EXTRA_FEASIBLE = 4
+"""Feasible probes a sample carries besides s+: each costs one INJ query per verification."""
+
+
+def diverse_feasible(instance: Instance, plus: Solution) -> list[tuple[str, Solution]]:
+    """Feasible plans far from s+ and from each other, named by what sets them apart.
+
+    One feasible probe catches a spurious rule only if that probe happens to cross it: a model
+    that forces every vehicle out of its depot accepts an s+ that uses the whole fleet. So a
+    sample also carries the plan with the fewest vehicles the construction finds, one that spreads
+    the customers over the most vehicles, and the plan near s+ that uses its resources most tightly
+    (the fullest route, the least window slack, the longest route against the limit): a model with
+    a tightened window or a reduced capacity rejects it. Every plan is checked feasible here and
+    labelled again by the gold script where samples are assembled; duplicates of s+ (same arcs)
+    are left out.
+    """
+    found: list[tuple[str, Solution]] = []
+    seen = {_arc_signature(plus)}
+
+    def add(name: str, plan: Solution | None) -> None:
+        if plan is None or not check(instance, plan).feasible:
+            return
+        signature = _arc_signature(plan)
+        if signature in seen:
+            return
+        seen.add(signature)
+        found.append((name, plan))
+
+    fewest = _fewest_vehicles(instance, plus)
+    if fewest is not None and _used(fewest) < _used(plus):
+        add("fewest_vehicles", fewest)
+    most = _most_vehicles(instance, plus)
+    if _used(most) > _used(plus):
+        add("most_vehicles", most)
+    for name, plan in _tightest(instance, plus):
+        add(name, plan)
+    return found[:MAX_EXTRA_FEASIBLE]
+
+
+def _used(plan: Solution) -> int:
+    return sum(1 for r in plan.routes if r.visits)
+
+
+def _arc_signature(plan: Solution) -> frozenset[tuple[int, int, int]]:
+    """What INJ can tell apart about a plan: its arcs and the routes' starting depots."""
+    return frozenset((r.depot, *arc) for r in plan.routes if r.visits for arc in r.arcs)
+
+
+def _fewest_vehicles(instance: Instance, plus: Solution) -> Solution | None:
+    """The heuristic's plans without the quota, and s+ with routes merged while that stays feasible;
+    whichever uses the fewest vehicles."""
+    options = [p for p in (_construct(instance, order, None) for order in _vehicle_orders(instance)) if p is not None]
+    options.append(_merged(instance, plus))
+    feasible = [p for p in options if check(instance, p).feasible]
+    return min(feasible, key=_used) if feasible else None
+
+
+def _merged(instance: Instance, plan: Solution) -> Solution:
+    """Empty the lightest route into the others (each unit at its cheapest legal position) for as
+    long as that keeps the plan feasible."""
+    current = plan
+    while True:
+        routes = [r for r in current.routes if r.visits]
+        if len(routes) < 2:
+            return current
+        drafts = {r.vehicle: _Draft(r.vehicle, r.depot, r.visits, _full_amounts(instance, r.visits)) for r in routes}
+        lightest = min(routes, key=lambda r: (len(r.visits), r.vehicle))
+        del drafts[lightest.vehicle]
+        for unit in _units_of(instance, lightest.visits):
+            placed = _insert_cheapest_anywhere(instance, drafts, unit)
+            if placed is None:
+                return current
+            drafts = placed
+        merged = Solution(routes=tuple(drafts[k].route(instance) for k in sorted(drafts) if drafts[k].visits))
+        if not check(instance, merged).feasible:
+            return current
+        current = merged
+
+
+def _units_of(instance: Instance, visits: Sequence[int]) -> list[_Unit]:
+    on = set(visits)
+    return [u for u in _units(instance) if all(n in on for n in u.nodes)]
+
+
+def _most_vehicles(instance: Instance, plus: Solution) -> Solution:
+    """s+ with units moved from the longest routes onto idle vehicles while that stays feasible."""
+    current = plus
+    for k, vehicle in enumerate(instance.vehicles):
+        if current.route_of(k) is not None:
+            continue
+        donors = sorted((r for r in current.routes if len(r.visits) > 1), key=lambda r: -len(r.visits))
+        for donor in donors:
+            moved = _moved_to_idle(instance, current, donor, k, vehicle.depot)
+            if moved is not None:
+                current = moved
+                break
+    return current
+
+
+def _moved_to_idle(instance: Instance, plan: Solution, donor: Route, vehicle: int, depot: int) -> Solution | None:
+    for unit in _units_of(instance, donor.visits):
+        rest = tuple(v for v in donor.visits if v not in unit.nodes)
+        if not rest:
+            continue
+        amounts = _full_amounts(instance, unit.nodes)
+        deliveries = _full_amounts(instance, rest) if instance.has(Module.SPLIT) else None
+        shrunk = donor.model_copy(update={"visits": rest, "deliveries": deliveries})
+        fresh = Route(vehicle=vehicle, depot=depot, visits=unit.nodes, deliveries=amounts if instance.has(Module.SPLIT) else None)
+        routes = sorted([*(r for r in plan.routes if r.vehicle != donor.vehicle), shrunk, fresh], key=lambda r: r.vehicle)
+        candidate = Solution(routes=tuple(routes))
+        if check(instance, candidate).feasible:
+            return candidate
+    return None
+
+
+def _shares(instance: Instance, plan: Solution) -> dict[str, float]:
+    """Per resource, the smallest share of it that a route of the plan leaves unused (1 if none)."""
+    shares = {"fullest": 1.0, "longest": 1.0, "tightest_window": 1.0}
+    for route in (r for r in plan.routes if r.visits):
+        vehicle = instance.vehicles[route.vehicle]
+        if vehicle.capacity is not None and not instance.has(Module.SPLIT):
+            shares["fullest"] = min(shares["fullest"], 1.0 - capacity_usage(instance, route) / vehicle.capacity)
+        for load, limit in zip(compartment_loads(instance, route), vehicle.compartment_capacity or (), strict=False):
+            shares["fullest"] = min(shares["fullest"], 1.0 - load / limit if limit > 0 else 0.0)
+        if instance.max_route_distance is not None:
+            shares["longest"] = min(shares["longest"], 1.0 - route_distance(instance, route) / instance.max_route_distance)
+        if instance.has(Module.HTW):
+            horizon = max((d.window.end for d in instance.depots if d.window is not None), default=1.0) or 1.0
+            for visit, start in zip(route.visits, schedule(instance, route), strict=True):
+                window = instance.customer(visit).window
+                if window is not None:
+                    shares["tightest_window"] = min(shares["tightest_window"], (window.end - start) / horizon)
+    return shares
+
+
+def _tightest(instance: Instance, plus: Solution) -> list[tuple[str, Solution]]:
+    """Per resource (load, route length, window slack), the feasible plan near s+ that leaves the
+    least of it unused, where that is less than s+ leaves: a model that tightens that resource
+    (a reduced capacity, service that must end before the window closes) rejects it."""
+    from vrpcoder.attacks.boundary import neighbours, piles  # the attack toolkit builds on this module
+
+    base = _shares(instance, plus)
+    candidates = list(neighbours(instance, plus))
+    if any(v.capacity is not None for v in instance.vehicles) and not instance.has(Module.SPLIT):
+        candidates += piles(instance, plus, capacity_usage, lambda i, r: i.vehicles[r.vehicle].capacity or 0.0)
+    if instance.max_route_distance is not None:
+        candidates += piles(instance, plus, route_distance, lambda i, r: i.max_route_distance or 0.0)
+    best: dict[str, tuple[float, Solution]] = {}
+    for plan in candidates:
+        if not check(instance, plan).feasible:
+            continue
+        for name, value in _shares(instance, plan).items():
+            if value < base[name] - 1e-9 and (name not in best or value < best[name][0] - 1e-9):
+                best[name] = (value, plan)
+    return [(name, best[name][1]) for name in ("fullest", "tightest_window", "longest") if name in best]

@@ -431,10 +431,29 @@ def probe_fixes(instance: Instance, solution: Solution, *, pin_vehicles: bool) -
     fixes += [ArcFix("loop", c, c, 0) for c in instance.customer_nodes]
     depots = range(instance.num_depots)
     fixes += [ArcFix("unvisited", d, c, 0) for c in unvisited_customers(instance, solution) for d in depots]
+    fixes += depot_arc_fixes(solution, pin_vehicles=pin_vehicles)
     if instance.has(Module.SPLIT):
         entries = depot_entries(solution)
         visited = sorted(set(solution.visited))
         fixes += [ArcFix("split_entry", d, c, entries[(d, c)]) for c in visited for d in depots]
+    return fixes
+
+
+def depot_arc_fixes(solution: Solution, *, pin_vehicles: bool) -> list[ArcFix]:
+    """A route that names its end depot has both of its depot arcs pinned (issue 19.4).
+
+    Depot arcs are otherwise left free, so "this route returns to another depot" could not be
+    asked at all: the model would simply close the chain at the vehicle's own depot. Pinning the
+    first and the last arc makes the chain leave one depot and enter the other, which a correct
+    multi-depot model rejects and a model that lets routes end at any depot accepts.
+    """
+    fixes: list[ArcFix] = []
+    for route in solution.routes:
+        if route.end_depot is None or not route.visits:
+            continue
+        vehicle = route.vehicle if pin_vehicles else None
+        fixes.append(ArcFix("depot_out", route.depot, route.visits[0], 1, vehicle))
+        fixes.append(ArcFix("depot_in", route.visits[-1], route.end_depot, 1, vehicle))
     return fixes
 
 

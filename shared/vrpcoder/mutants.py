@@ -18,6 +18,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
+from vrpcoder.attacks.derived import fewest_vehicles_plan
 from vrpcoder.candidate import build_candidate
 from vrpcoder.errors import VerificationFailure
 from vrpcoder.families import Family
@@ -56,6 +57,9 @@ class MutationRule:
     kind: MutantKind
     description: str
     apply: Transform
+    requires: frozenset[Module] = frozenset()
+    """Modules the variant must have for the rule to mean anything (ending at another depot needs
+    several depots, a paid return an open route)."""
 
 
 def _module_span(script: str, name: str) -> tuple[int, int] | None:
@@ -171,6 +175,58 @@ RELAXATIONS: tuple[MutationRule, ...] = (
         ),
     ),
     MutationRule(
+        "relax:service_time_omitted",
+        Family.TIME_WINDOW,
+        MutantKind.RELAX,
+        "service times left out of the time propagation (travel time only between starts)",
+        _without_cuts(
+            _rewrite_in_module(
+                "time_window",
+                ("start[i] + SERVICE[i] + DIST[i][j] - big_m", "start[i] + DIST[i][j] - big_m"),
+            )
+        ),
+    ),
+    MutationRule(
+        "relax:capacity_backhaul_only",
+        Family.CAPACITY,
+        MutantKind.RELAX,
+        "only the pickups (backhaul loads) limited; deliveries never checked against capacity",
+        _without_cuts(
+            _rewrite_in_module("capacity", ('m.addConstr(delivered <= CAPACITY[k], name=f"capacity_linehaul[{k}]")', "pass"))
+        ),
+    ),
+    MutationRule(
+        "relax:route_end_any_depot",
+        Family.ROUTE_STRUCTURE,
+        MutantKind.RELAX,
+        "a vehicle leaves its own depot but may end its route at any depot",
+        _without_cuts(
+            _rewrite_in_module(
+                "route_structure",
+                (
+                    "foreign = any(node in DEPOTS and node != VEHICLE_DEPOT[k] for node in (i, j))",
+                    "foreign = i in DEPOTS and i != VEHICLE_DEPOT[k]",
+                ),
+                ('for i in [VEHICLE_DEPOT[k], *CUSTOMERS]:', "for i in CUSTOMERS:"),
+            )
+        ),
+        frozenset({Module.MD}),
+    ),
+    MutationRule(
+        "relax:open_route_pays_return",
+        Family.ROUTE_STRUCTURE,
+        MutantKind.RELAX,
+        "open routes still pay the return leg to the depot",
+        _without_cuts(
+            _rewrite_in_module(
+                "objective",
+                ("COST_PER_DISTANCE[k] * LEG[i][j] * x[i, j, k]", "COST_PER_DISTANCE[k] * DIST[i][j] * x[i, j, k]"),
+                ("if LEG[i][j] > 0\n", "if DIST[i][j] > 0\n"),
+            )
+        ),
+        frozenset({Module.OPEN}),
+    ),
+    MutationRule(
         "relax:compartment_pooled",
         Family.COMPARTMENT,
         MutantKind.RELAX,
@@ -218,6 +274,26 @@ def _spurious_every_vehicle(script: str, _sample: Sample) -> str | None:
 
 SPURIOUS: tuple[MutationRule, ...] = (
     MutationRule(
+        "spurious:windows_tightened",
+        Family.TIME_WINDOW,
+        MutantKind.SPURIOUS,
+        "service must end, not start, before the window closes",
+        _without_cuts(
+            _rewrite_in_module(
+                "time_window",
+                ("start[j].LB, start[j].UB = WINDOW[j]", "start[j].LB, start[j].UB = WINDOW[j][0], WINDOW[j][1] - SERVICE[j]"),
+            )
+        ),
+        frozenset({Module.HTW}),
+    ),
+    MutationRule(
+        "spurious:capacity_reduced",
+        Family.CAPACITY,
+        MutantKind.SPURIOUS,
+        "every vehicle may carry only 90 % of its capacity",
+        _without_cuts(_rewrite_in_module("capacity", ("<= CAPACITY[k]", "<= 0.9 * CAPACITY[k]"))),
+    ),
+    MutationRule(
         "spurious:arc_ban",
         Family.ROUTE_STRUCTURE,
         MutantKind.SPURIOUS,
@@ -240,9 +316,9 @@ def mutation_rules(variant: str, kinds: Sequence[MutantKind] = tuple(MutantKind)
     if MutantKind.OMIT in kinds:
         rules += [_omit(family) for family in spec.families]
     if MutantKind.RELAX in kinds:
-        rules += [r for r in RELAXATIONS if r.family in spec.families]
+        rules += [r for r in RELAXATIONS if r.family in spec.families and r.requires <= spec.modules]
     if MutantKind.SPURIOUS in kinds:
-        rules += list(SPURIOUS)
+        rules += [r for r in SPURIOUS if r.requires <= spec.modules]
     return rules
 
 
@@ -290,9 +366,55 @@ def pickups_always_fit(instance: Instance) -> bool:
     return pickups <= min(c for c in capacities if c is not None) + _LOAD_TOLERANCE
 
 
+def no_overload_possible(instance: Instance) -> bool:
+    """Whether no route of any plan can break the capacity rule: every vehicle carries the whole
+    demand of each kind (and, with compartments, its total capacity covers its compartments, which
+    already bound every load). On-board loads of pickup and delivery are not judged here."""
+    if instance.has(Module.PD) or instance.has(Module.SPLIT):
+        return False
+    capacities = [vehicle.capacity for vehicle in instance.vehicles]
+    if any(capacity is None for capacity in capacities):
+        return False
+    if instance.has(Module.MC):
+        return all(
+            (v.capacity or 0.0) + _LOAD_TOLERANCE >= sum(v.compartment_capacity or ()) for v in instance.vehicles
+        )
+    deliveries = sum(c.demand for c in instance.customers if not c.backhaul)
+    pickups = sum(c.demand for c in instance.customers if c.backhaul)
+    return max(deliveries, pickups) <= min(c for c in capacities if c is not None) + _LOAD_TOLERANCE
+
+
+def deliveries_always_fit(instance: Instance) -> bool:
+    """Whether all linehaul deliveries together fit the smallest vehicle (the mirror of
+    ``pickups_always_fit``)."""
+    capacities = [vehicle.capacity for vehicle in instance.vehicles]
+    if not capacities or any(capacity is None for capacity in capacities):
+        return False
+    deliveries = sum(c.demand for c in instance.customers if not c.backhaul)
+    return deliveries <= min(c for c in capacities if c is not None) + _LOAD_TOLERANCE
+
+
+def no_service_times(instance: Instance) -> bool:
+    """Whether no customer has a service time (leaving them out changes nothing)."""
+    return all(c.service_time <= 0 for c in instance.customers)
+
+
+def fleet_always_full(instance: Instance) -> bool:
+    """Whether every feasible plan uses every vehicle: shown by load alone, or else proven by the
+    gold model asked for the fewest vehicles (``fewest_vehicles_plan``)."""
+    if every_vehicle_needed(instance):
+        return True
+    plan, proven = fewest_vehicles_plan(instance)
+    return proven and plan is not None and sum(1 for r in plan.routes if r.visits) == len(instance.vehicles)
+
+
 IMPLIED_ON_INSTANCE: dict[str, Callable[[Instance], bool]] = {
-    "spurious:every_vehicle_used": every_vehicle_needed,
+    "spurious:every_vehicle_used": fleet_always_full,
     "relax:capacity_linehaul_only": pickups_always_fit,
+    "relax:capacity_backhaul_only": deliveries_always_fit,
+    "omit:capacity": no_overload_possible,
+    "relax:service_time_omitted": no_service_times,
+    "spurious:windows_tightened": no_service_times,
 }
 """Spurious rules with a test that they cut off no feasible plan of a given instance, and relaxed
 rules with a test that what they drop never binds on it. On such an instance the mutant has the
@@ -308,10 +430,21 @@ def is_equivalent(rule: MutationRule, instances: Iterable[Instance]) -> bool:
     instances = list(instances)
     if not instances:
         raise ValueError("no instance to judge the mutant on")
-    if rule.kind is MutantKind.OMIT:
-        return is_equivalent_omission(instances[0].variant, rule.family)
+    if rule.kind is MutantKind.OMIT and is_equivalent_omission(instances[0].variant, rule.family):
+        return True
     implied = IMPLIED_ON_INSTANCE.get(rule.name)
     return implied is not None and all(implied(instance) for instance in instances)
+
+
+def equivalence_reason(rule: MutationRule, instances: Iterable[Instance]) -> str | None:
+    """Why ``rule``'s mutant is equivalent on these instances, in words (None when it is not)."""
+    instances = list(instances)
+    if not is_equivalent(rule, instances):
+        return None
+    if rule.kind is MutantKind.OMIT and is_equivalent_omission(instances[0].variant, rule.family):
+        return "time propagation already rules out every depot-free cycle"
+    implied = IMPLIED_ON_INSTANCE[rule.name]
+    return (implied.__doc__ or implied.__name__).strip().splitlines()[0]
 
 
 class MutantReport(BaseModel):
@@ -332,6 +465,11 @@ class MutantReport(BaseModel):
     attacker was enabled *and* found a valid probe on this instance."""
     equivalent: bool = False
     """No verifier can kill it on this instance (see ``is_equivalent``)."""
+    equivalence: str | None = None
+    """Why it is equivalent (see ``equivalence_reason``)."""
+    samples_caught: int = 0
+    """Samples on which the dual verifier caught it (the share that matters for one reward)."""
+    samples_caught_by_diff: int = 0
 
 
 def failures(verdict: Verdict) -> list[str]:
@@ -358,6 +496,7 @@ def run_mutants(
     reports: list[MutantReport] = []
     for rule in mutation_rules(variant.name, kinds):
         applied, diff_kill, dual_kill, caught = 0, False, False, []
+        on_samples, on_samples_diff = 0, 0
         for sample in samples:
             code = rule.apply(sample.gold_code, sample)
             if code is None:
@@ -367,6 +506,8 @@ def run_mutants(
             found = failures(verdict)
             diff_kill |= "build" in found or "diff" in found
             dual_kill |= bool(found)
+            on_samples += bool(found)
+            on_samples_diff += "build" in found or "diff" in found
             caught += [f"{sample.kind}:{name}" for name in found]
         if applied:
             reports.append(
@@ -381,6 +522,9 @@ def run_mutants(
                     caught_by=tuple(dict.fromkeys(caught)),
                     has_attacker=rule.family in revealed,
                     equivalent=is_equivalent(rule, (s.instance for s in samples)),
+                    equivalence=equivalence_reason(rule, (s.instance for s in samples)),
+                    samples_caught=on_samples,
+                    samples_caught_by_diff=on_samples_diff,
                 )
             )
     return reports

@@ -45,7 +45,12 @@ class Probe(BaseModel):
     """None for the feasible probe."""
     family: Family | None = None
     """The family a violating probe breaks (None for the feasible probe)."""
+    variety: str | None = None
+    """What sets a further feasible probe apart from s+ (``fewest_vehicles``, ``most_vehicles``,
+    ``tightest``; see ``vrpcoder.feasible.diverse_feasible``); None for s+ and violating probes."""
 
     @property
     def name(self) -> str:
-        return "s+" if self.attacker is None else f"s-:{self.attacker.value}"
+        if self.attacker is not None:
+            return f"s-:{self.attacker.value}"
+        return "s+" if self.variety is None else f"s+:{self.variety}"

@@ -33,6 +33,12 @@ def _driven_by(instance: Instance, route: Route, vehicle: int) -> Route:
     return route.model_copy(update={"vehicle": vehicle, "depot": instance.vehicles[vehicle].depot})
 
 
+def _movable(instance: Instance, route: Route, vehicle: int) -> bool:
+    """A route that names its end depot has its depot arcs pinned by INJ, so it can only move to a
+    vehicle of the depot it leaves."""
+    return route.end_depot is None or instance.vehicles[vehicle].depot == route.depot
+
+
 def _fits(instance: Instance, route: Route, vehicle: int) -> bool:
     """The route alone, driven by ``vehicle``, breaks nothing but coverage (the other routes'
     customers are missing from a plan of one route)."""
@@ -68,7 +74,7 @@ def feasible_relabelling(instance: Instance, solution: Solution) -> Solution | N
     """The same routes driven by other vehicles, feasible as a whole; None if there is none."""
     routes = [r for r in solution.routes if r.visits]
     count = len(instance.vehicles)
-    options = [[k for k in range(count) if _fits(instance, route, k)] for route in routes]
+    options = [[k for k in range(count) if _movable(instance, route, k) and _fits(instance, route, k)] for route in routes]
     assigned = _matching(options, count)
     if assigned is None:
         return None

@@ -22,6 +22,10 @@ class Route(BaseModel):
     """Customers in visiting order, depots excluded."""
     deliveries: tuple[float, ...] | None = None
     """Split delivery: quantity delivered at each visit, aligned with ``visits``."""
+    end_depot: int | None = Field(default=None, ge=0)
+    """Where a closed route ends, when that is said explicitly (None: back at ``depot``). Only a
+    probe names another depot here: on several depots "a vehicle returns to a depot other than its
+    own" is a plan of its own, and a model that lets routes end anywhere must be asked about it."""
 
     @model_validator(mode="after")
     def _aligned(self) -> Self:
@@ -30,9 +34,14 @@ class Route(BaseModel):
         return self
 
     @property
+    def end(self) -> int:
+        """The depot a closed route returns to."""
+        return self.depot if self.end_depot is None else self.end_depot
+
+    @property
     def arcs(self) -> list[tuple[int, int]]:
-        """Arcs of the closed route depot -> visits -> depot (the checker drops the return for open routes)."""
-        path = [self.depot, *self.visits, self.depot]
+        """Arcs of the closed route depot -> visits -> end depot (the checker drops the return for open routes)."""
+        path = [self.depot, *self.visits, self.end]
         return list(zip(path, path[1:], strict=False))
 
 

@@ -69,6 +69,22 @@ class Attacker(StrEnum):
     QUARANTINE_OVERLOAD = "quarantine_overload"
     PHANTOM_DELIVERY = "phantom_delivery"
     TIME_WINDOW = "time_window"
+    # On the sample's own instance, as close to the rule's boundary as the data allows (issue 19):
+    CAPACITY_EDGE = "capacity_edge"
+    BACKHAUL_LOAD_EDGE = "backhaul_load_edge"
+    COMPARTMENT_EDGE = "compartment_edge"
+    DISTANCE_EDGE = "distance_edge"
+    RETURN_LEG_EDGE = "return_leg_edge"
+    TIME_WINDOW_EDGE = "time_window_edge"
+    SERVICE_TIME_EDGE = "service_time_edge"
+    OTHER_DEPOT_RETURN = "other_depot_return"
+    # Derived from the gold model with the family's module dropped and its violation required:
+    DERIVED_CAPACITY = "derived_capacity"
+    DERIVED_COMPARTMENT = "derived_compartment"
+    DERIVED_DISTANCE = "derived_distance"
+    DERIVED_TIME_WINDOW = "derived_time_window"
+    DERIVED_BACKHAUL = "derived_backhaul"
+    DERIVED_PAIRING = "derived_pairing"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +124,36 @@ ATTACKERS: dict[Attacker, AttackerInfo] = {
         Family.CAPACITY, parametric=True, exposes=(Family.DELIVERY_COUPLING,)
     ),
     Attacker.TIME_WINDOW: AttackerInfo(Family.TIME_WINDOW, parametric=True),
+    Attacker.CAPACITY_EDGE: AttackerInfo(Family.CAPACITY, parametric=False),
+    Attacker.BACKHAUL_LOAD_EDGE: AttackerInfo(Family.CAPACITY, parametric=False),
+    Attacker.COMPARTMENT_EDGE: AttackerInfo(Family.COMPARTMENT, parametric=False),
+    Attacker.DISTANCE_EDGE: AttackerInfo(Family.DISTANCE, parametric=False),
+    Attacker.RETURN_LEG_EDGE: AttackerInfo(Family.DISTANCE, parametric=False),
+    Attacker.TIME_WINDOW_EDGE: AttackerInfo(Family.TIME_WINDOW, parametric=False),
+    Attacker.SERVICE_TIME_EDGE: AttackerInfo(Family.TIME_WINDOW, parametric=False),
+    Attacker.OTHER_DEPOT_RETURN: AttackerInfo(Family.ROUTE_STRUCTURE, parametric=False),
+    Attacker.DERIVED_CAPACITY: AttackerInfo(Family.CAPACITY, parametric=False),
+    Attacker.DERIVED_COMPARTMENT: AttackerInfo(Family.COMPARTMENT, parametric=False),
+    Attacker.DERIVED_DISTANCE: AttackerInfo(Family.DISTANCE, parametric=False),
+    Attacker.DERIVED_TIME_WINDOW: AttackerInfo(Family.TIME_WINDOW, parametric=False),
+    Attacker.DERIVED_BACKHAUL: AttackerInfo(Family.BACKHAUL, parametric=False),
+    Attacker.DERIVED_PAIRING: AttackerInfo(Family.PAIRING, parametric=False),
 }
+
+DERIVED_ATTACKERS: dict[Family, Attacker] = {
+    ATTACKERS[a].target: a
+    for a in (
+        Attacker.DERIVED_CAPACITY,
+        Attacker.DERIVED_COMPARTMENT,
+        Attacker.DERIVED_DISTANCE,
+        Attacker.DERIVED_TIME_WINDOW,
+        Attacker.DERIVED_BACKHAUL,
+        Attacker.DERIVED_PAIRING,
+    )
+}
+"""The gold-model-derived attacker of each family that has one (``vrpcoder.attacks.derived``): the
+fallback wherever the hand-written attackers leave a family of a variant without a kept probe on the
+sample's own instance."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +172,32 @@ class Variant:
 
     def has(self, module: Module) -> bool:
         return module in self.modules
+
+    @property
+    def on_instance(self) -> tuple[Attacker, ...]:
+        """Attackers whose probes live on the sample's own instance I* and break their rule by as
+        little as the data allows (issue 19): with them one base sample checks every family its
+        variant encodes, instead of leaving capacity or windows to the attacked copies, where a
+        dropped rule that does not move the optimum stays invisible within a sample."""
+        out: list[Attacker] = []
+        if self.capacity is not CapacityKind.NONE and not self.has(Module.SPLIT):
+            out.append(Attacker.CAPACITY_EDGE)
+            if self.has(Module.BH):
+                out.append(Attacker.BACKHAUL_LOAD_EDGE)
+        if self.has(Module.MC):
+            out.append(Attacker.COMPARTMENT_EDGE)
+        if self.has(Module.DIST):
+            out += [Attacker.DISTANCE_EDGE, Attacker.RETURN_LEG_EDGE]
+        if self.has(Module.HTW):
+            out += [Attacker.TIME_WINDOW_EDGE, Attacker.SERVICE_TIME_EDGE]
+        if self.has(Module.MD) and not self.has(Module.OPEN):
+            out.append(Attacker.OTHER_DEPOT_RETURN)
+        return tuple(out)
+
+    @property
+    def derived(self) -> tuple[Attacker, ...]:
+        """Gold-derived fallback attackers for the families the variant encodes."""
+        return tuple(DERIVED_ATTACKERS[f] for f in self.families if f in DERIVED_ATTACKERS)
 
     @property
     def heterogeneous(self) -> bool:

@@ -8,13 +8,17 @@ from vrpcoder.families import Family
 from vrpcoder.instances import Customer, Depot, Instance, Vehicle
 from vrpcoder.mutants import (
     MutantKind,
+    equivalence_reason,
     every_vehicle_needed,
     is_equivalent,
     is_equivalent_omission,
     mutation_rules,
     run_mutants,
 )
-from vrpcoder.samples import build_grid_point
+from vrpcoder.gold import remove_family
+from vrpcoder.samples import build_grid_point, build_samples
+from vrpcoder.variants import Module, get_variant
+from vrpcoder.verification import verify
 
 
 @pytest.fixture(scope="module")
@@ -132,3 +136,93 @@ def test_every_vehicle_used_is_equivalent_only_where_each_instance_implies_it() 
     assert is_equivalent(omit_subtour, [build_grid_point("VRPHTW", 1, 0).samples[0].instance])
     with pytest.raises(ValueError, match="no instance"):
         is_equivalent(rule, [])
+
+
+# ---- issue 19 acceptance: one sample catches what DIFF cannot -----------------------------------
+
+
+def _collinear_cvrp() -> Instance:
+    """Two customers on each side of the depot on one line: a route through both sides costs
+    exactly what two routes cost, so the capacity rule (each side fills a vehicle) does not move
+    the optimum, yet a plan that piles both sides onto one vehicle breaks it."""
+    customers = tuple(Customer(x=x, y=0.0, demand=5.0) for x in (-10.0, -20.0, 10.0, 20.0))
+    return Instance(
+        name="collinear",
+        variant="CVRP",
+        depots=(Depot(x=0.0, y=0.0),),
+        customers=customers,
+        vehicles=(Vehicle(capacity=10.0), Vehicle(capacity=10.0)),
+    )
+
+
+def test_base_sample_catches_a_script_without_capacity_where_the_optimum_does_not_move() -> None:
+    base = build_samples(_collinear_cvrp()).samples[0]
+    assert base.kind == "base"
+    mutant = remove_family(base.gold_code, Family.CAPACITY.value)
+    verdict = verify(mutant, base)
+    assert verdict.diff, "capacity must not move this instance's optimum"
+    failed = [p.name for p in verdict.probes if p.judged and not p.passed]
+    assert failed == ["s-:capacity_edge"]
+    assert not verdict.passed and verdict.reward is not None and verdict.reward < 1.0
+
+
+def _rule(variant: str, name: str):  # type: ignore[no-untyped-def]
+    return next(r for r in mutation_rules(variant) if r.name == name)
+
+
+def test_time_window_base_sample_catches_a_script_without_service_times() -> None:
+    base = build_grid_point("VRPHTW", 4, 0).samples[0]
+    mutant = _rule("VRPHTW", "relax:service_time_omitted").apply(base.gold_code, base)
+    assert mutant is not None and "SERVICE[i] + DIST[i][j] - big_m" not in mutant
+    verdict = verify(mutant, base)
+    assert verdict.diff
+    assert "s-:service_time_edge" in [p.name for p in verdict.probes if p.judged and not p.passed]
+
+
+def test_mdvrp_script_that_ends_routes_at_any_depot_is_caught() -> None:
+    base = build_grid_point("MDVRP", 1, 0).samples[0]
+    mutant = _rule("MDVRP", "relax:route_end_any_depot").apply(base.gold_code, base)
+    assert mutant is not None
+    verdict = verify(mutant, base)
+    assert verdict.diff, "on this instance ending anywhere does not lower the optimum"
+    assert [p.name for p in verdict.probes if p.judged and not p.passed] == ["s-:other_depot_return"]
+    assert verify(base.gold_code, base).passed
+
+
+def test_spurious_mutants_are_caught_by_a_named_feasible_probe() -> None:
+    """Issue 14.3: forcing every vehicle out, or ending service before the window closes, is caught
+    by one of the base sample's far-apart feasible probes, and the report names which."""
+    reports = {r.name: r for r in run_mutants(build_grid_point("VRPHTW", 4, 1).samples[:1])}
+    every = reports["spurious:every_vehicle_used"]
+    assert every.killed_by_dual and "base:s+:fewest_vehicles" in every.caught_by
+    tightened = reports["spurious:windows_tightened"]
+    assert tightened.killed_by_dual and any(c.startswith("base:s+") for c in tightened.caught_by)
+
+
+def test_every_vehicle_used_is_shown_equivalent_by_the_gold_fleet_minimum() -> None:
+    """Where no plan leaves a vehicle home, the gold model proves it and the mutant is equivalent."""
+    rule = _rule("CVRP", "spurious:every_vehicle_used")
+    spread = _fleet((10, 10), (6, 6))
+    assert is_equivalent(rule, [spread])
+    reason = equivalence_reason(rule, [spread])
+    assert reason is not None and "every vehicle" in reason
+
+
+@pytest.mark.parametrize("variant", ["VRPHTW", "OVRPHTW", "VRPB", "DCVRP", "MDVRP", "OVRP"])
+def test_new_partial_implementation_mutants_apply_to_the_gold_script(variant: str) -> None:
+    base = build_grid_point(variant, 2, 0).samples[0]
+    spec = get_variant(variant)
+    names = {r.name for r in mutation_rules(variant)}
+    expected = {
+        "relax:service_time_omitted": spec.has(Module.HTW),
+        "spurious:windows_tightened": spec.has(Module.HTW),
+        "relax:capacity_backhaul_only": spec.has(Module.BH),
+        "relax:route_end_any_depot": spec.has(Module.MD),
+        "relax:open_route_pays_return": spec.has(Module.OPEN),
+        "spurious:capacity_reduced": True,
+    }
+    for name, wanted in expected.items():
+        if spec.has(Module.BH) or name != "relax:capacity_backhaul_only":
+            assert (name in names) is wanted or (name == "relax:capacity_backhaul_only" and not wanted)
+        if wanted:
+            assert _rule(variant, name).apply(base.gold_code, base) is not None, name

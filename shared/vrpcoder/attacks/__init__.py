@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from vrpcoder.attacks.boundary import EDGE_ATTACKERS
 from vrpcoder.attacks.parametric import (
     capacity_overload,
     compartment_overload,
@@ -66,6 +67,7 @@ ATTACKERS_IMPL: dict[Attacker, AttackFn] = {
     Attacker.QUARANTINE_OVERLOAD: quarantine_overload,
     Attacker.PHANTOM_DELIVERY: phantom_delivery,
     Attacker.TIME_WINDOW: time_window,
+    **EDGE_ATTACKERS,
 }
 
 
@@ -73,10 +75,11 @@ def run_attack(
     attacker: Attacker, instance: Instance, plus: Solution, *, seed: int = 0
 ) -> Attack | AttackSkipped:
     """One attacker on (I*, s+); the seed fixes every choice it makes among equal alternatives."""
-    if attacker not in instance.spec.enabled_attackers:
+    allowed = (*instance.spec.enabled_attackers, *instance.spec.on_instance)
+    if attacker not in allowed:
         raise ValueError(
             f"attacker {attacker.value} is not enabled for {instance.variant}; "
-            f"enabled: {', '.join(a.value for a in instance.spec.enabled_attackers)}"
+            f"enabled: {', '.join(a.value for a in allowed)}"
         )
     report = check(instance, plus)
     if not report.feasible:
@@ -90,6 +93,12 @@ def run_attacks(instance: Instance, plus: Solution, *, seed: int = 0) -> list[At
     return [run_attack(a, instance, plus, seed=seed) for a in instance.spec.enabled_attackers]
 
 
+def run_edge_attacks(instance: Instance, plus: Solution, *, seed: int = 0) -> list[Attack | AttackSkipped]:
+    """The variant's edge attackers (``Variant.on_instance``): probes on I* itself, each breaking
+    its family by as little as a plan near s+ can (``vrpcoder.attacks.boundary``)."""
+    return [run_attack(a, instance, plus, seed=seed) for a in instance.spec.on_instance]
+
+
 __all__ = [
     "ATTACKERS_IMPL",
     "EPS",
@@ -101,5 +110,6 @@ __all__ = [
     "ParameterBound",
     "run_attack",
     "run_attacks",
+    "run_edge_attacks",
     "tightened_bound",
 ]

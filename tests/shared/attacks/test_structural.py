@@ -90,16 +90,12 @@ def test_backhaul_order_puts_the_routes_backhaul_first(vrpb: Case, seed: int) ->
     assert changed in ({0: (2, 1)}, {1: (4, 3)})
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_backhaul_order_brings_a_customer_over_when_no_route_mixes_kinds(vrpb: Case, seed: int) -> None:
-    """Route 0 holds the linehauls 1, 3 (load 8), route 1 the backhauls 2, 4 (load 5): one customer
-    must change route, landing on the wrong side of the other kind."""
+def test_backhaul_order_refuses_a_plan_with_a_route_of_backhauls_only(vrpb: Case) -> None:
+    """Route 1 holds the backhauls 2, 4 alone: every VRPB route serves a linehaul customer
+    (docs/semantics.md), so that plan is no s+ and no attack may start from it."""
     case = Case(vrpb.instance, plan((0, (1, 3)), (1, (2, 4))))
-    probe = attack(case, Attacker.BACKHAUL_ORDER, seed).solution
-    after = visits_of(probe)
-    moved = [c for k, visits in after.items() for c in visits if c not in visits_of(case.plus)[k]]
-    assert len(moved) == 1
-    assert sorted(c for visits in after.values() for c in visits) == [1, 2, 3, 4]
+    with pytest.raises(ValueError, match="only backhaul"):
+        attack(case, Attacker.BACKHAUL_ORDER, 0)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

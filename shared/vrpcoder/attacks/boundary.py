@@ -1,0 +1,405 @@
+"""Edge attacks: violating probes on the sample's own instance I*, over their rule by as little as
+the data allows (issue 19, items 1 and 2).
+
+The paper's parameter attacks put capacity, distance and window probes on attacked copies of the
+instance. Within one sample (one statement, one reward) a model that drops such a rule is then
+caught only where dropping it moves the optimum. These attackers build the probe on I* itself:
+they search plans close to s+ (one unit moved or two neighbours swapped, or customers piled onto
+one route until it just crosses its limit) and keep, among those that break exactly the target
+family, the one whose excess over the limit is smallest. A probe that only just breaks its rule is
+what tells a complete model from a partial one: a route a few time units late because of the
+service times it includes is accepted by a model that leaves service times out.
+
+Flavours that target a common partial implementation carry their own attacker:
+
+* ``service_time_edge``: late only because of service times (feasible with them set to zero);
+* ``return_leg_edge``: over the distance limit only because of the return leg;
+* ``backhaul_load_edge``: a VRPB route whose pickups overload it (its deliveries fit), beside
+  ``capacity_edge``, whose deliveries overload it (its pickups fit);
+* ``other_depot_return``: on several depots, a route that ends at a depot other than its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vrpcoder.attacks.editing import (
+    shuffled,
+    units,
+    units_on,
+    used_routes,
+    with_route,
+    without,
+)
+from vrpcoder.attacks.records import Attack, AttackSkipped
+from vrpcoder.checker import (
+    backhaul_loads,
+    check,
+    compartment_loads,
+    return_time,
+    route_distance,
+    schedule,
+)
+from vrpcoder.families import Family
+from vrpcoder.instances import Instance
+from vrpcoder.relaxation import capacity_usage, rebuilt
+from vrpcoder.solutions import Route, Solution
+from vrpcoder.variants import ATTACKERS, Attacker, Module
+
+MIN_EXCESS = 1e-3
+"""A probe must break its rule by more than this (the checker's tolerance is 1e-6; solvers work to
+about 1e-6 too), so that a correct model's rejection never hinges on rounding."""
+MAX_PILE_TARGETS = 3
+"""Routes tried as the target of a pile (the fullest first): enough for a choice, cheap to build."""
+
+Usage = Callable[[Instance, Route], float]
+Limit = Callable[[Instance, Route], float]
+
+
+@dataclass(frozen=True, slots=True)
+class _Scored:
+    excess: float
+    order: int
+    solution: Solution
+
+
+# ---- plans near s+ ------------------------------------------------------------------------------
+
+
+def _insertions(route: Route, unit: Sequence[int]) -> Iterator[Route]:
+    """The unit inserted at every position of the route (a pair's delivery never before its pickup)."""
+    slots = range(len(route.visits) + 1)
+    placements = [(i,) for i in slots] if len(unit) == 1 else [(i, j) for i in slots for j in slots if j >= i]
+    for positions in placements:
+        visits = list(route.visits)
+        for shift, (node, position) in enumerate(zip(unit, positions, strict=True)):
+            visits.insert(position + shift, node)
+        yield route.model_copy(update={"visits": tuple(visits), "deliveries": None})
+
+
+def _receivers(instance: Instance, plan: Solution) -> list[Route]:
+    """Routes a unit may move to: the plan's routes and one idle vehicle per depot."""
+    routes = used_routes(plan)
+    busy = {r.vehicle for r in routes}
+    idle: dict[int, Route] = {}
+    for k, vehicle in enumerate(instance.vehicles):
+        if k not in busy and vehicle.depot not in idle:
+            idle[vehicle.depot] = Route(vehicle=k, depot=vehicle.depot, visits=())
+    return [*routes, *idle.values()]
+
+
+def neighbours(instance: Instance, plus: Solution) -> Iterator[Solution]:
+    """Every plan one move from s+: a unit (customer or pickup-delivery pair) taken off its route
+    and put at any position of any route (its own included, or an idle vehicle's), or two
+    neighbouring customers of a route swapped."""
+    for route in used_routes(plus):
+        for unit in units_on(instance, route.visits):
+            rest = without(plus, unit)
+            for receiver in _receivers(instance, rest):
+                if receiver.vehicle == route.vehicle:
+                    receiver = rest.route_of(route.vehicle) or Route(vehicle=route.vehicle, depot=route.depot, visits=())
+                for grown in _insertions(receiver, unit):
+                    if grown.vehicle == route.vehicle and grown.visits == route.visits:
+                        continue
+                    yield with_route(rest, grown)
+        for i in range(len(route.visits) - 1):
+            visits = list(route.visits)
+            visits[i], visits[i + 1] = visits[i + 1], visits[i]
+            yield with_route(plus, route.model_copy(update={"visits": tuple(visits), "deliveries": None}))
+
+
+def piles(instance: Instance, plus: Solution, usage: Usage, limit: Limit) -> Iterator[Solution]:
+    """Plans where one route takes units from the others until its usage just crosses its limit
+    (each pile is given as the last plan within the limit, then the first one past it).
+
+    Each step moves the unit that raises the usage most while staying within the limit; once no
+    such unit is left, the unit that crosses it by the least is moved and the pile is done. Units
+    go to their cheapest position (shortest route). The fullest routes are tried as targets.
+    """
+    routes = sorted(used_routes(plus), key=lambda r: -usage(instance, r) / max(limit(instance, r), 1e-9))
+    for target in routes[:MAX_PILE_TARGETS]:
+        plan, route = plus, target
+        cap = limit(instance, route)
+        donors = [u for r in used_routes(plus) if r.vehicle != target.vehicle for u in units_on(instance, r.visits)]
+        while donors:
+            grown = [min(_insertions(route, u), key=lambda g: route_distance(instance, g)) for u in donors]
+            values = [usage(instance, g) for g in grown]
+            crossing = [i for i, v in enumerate(values) if v > cap + MIN_EXCESS]
+            below = [i for i, v in enumerate(values) if v <= cap + MIN_EXCESS and v > usage(instance, route) + 1e-9]
+            pick = min(crossing, key=lambda i: values[i]) if crossing else (max(below, key=lambda i: values[i]) if below else None)
+            if pick is None:
+                break
+            if pick in crossing:
+                yield plan
+                yield with_route(without(plan, donors[pick]), grown[pick])
+                break
+            plan = with_route(without(plan, donors[pick]), grown[pick])
+            route = grown[pick]
+            donors.pop(pick)
+
+
+# ---- choosing the probe ---------------------------------------------------------------------------
+
+
+def closest(
+    attacker: Attacker,
+    instance: Instance,
+    plus: Solution,
+    candidates: Iterable[Solution],
+    excess: Callable[[Solution], float | None],
+    nothing: str,
+) -> Attack | AttackSkipped:
+    """Of the candidate plans that break exactly the attacker's family (by more than
+    ``MIN_EXCESS``, as ``excess`` measures it; None rejects a plan), the one that breaks it least."""
+    family = ATTACKERS[attacker].target
+    if not check(instance, plus).feasible:
+        return AttackSkipped(attacker=attacker, reason="s+ is not feasible on the instance")
+    best: _Scored | None = None
+    seen: set[Solution] = set()
+    for order, plan in enumerate(candidates):
+        if plan in seen:
+            continue
+        seen.add(plan)
+        if check(instance, plan).families != (family,):
+            continue
+        amount = excess(plan)
+        if amount is None or amount <= MIN_EXCESS:
+            continue
+        if best is None or amount < best.excess - 1e-9:
+            best = _Scored(amount, order, plan)
+    if best is None:
+        return AttackSkipped(attacker=attacker, reason=nothing)
+    return Attack(attacker=attacker, family=family, solution=best.solution, instance=instance)
+
+
+def _worst(values: Iterable[float]) -> float | None:
+    found = [v for v in values if v > 0]
+    return max(found) if found else None
+
+
+# ---- capacity and compartments ------------------------------------------------------------------
+
+
+def _capacity_of(instance: Instance, route: Route) -> float:
+    return instance.vehicles[route.vehicle].capacity or float("inf")
+
+
+def _linehaul(instance: Instance, route: Route) -> float:
+    return backhaul_loads(instance, route)[0]
+
+
+def _backhaul(instance: Instance, route: Route) -> float:
+    return backhaul_loads(instance, route)[1]
+
+
+def _load_attack(attacker: Attacker, usage: Usage, clean: Usage | None) -> Callable[..., Attack | AttackSkipped]:
+    """A capacity edge attack measured by ``usage``; ``clean`` (VRPB) is the other load, which must
+    still fit, so the probe tells apart the two halves of the rule."""
+
+    def attack(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+        def excess(plan: Solution) -> float | None:
+            routes = used_routes(plan)
+            if clean is not None and any(clean(instance, r) > _capacity_of(instance, r) + 1e-6 for r in routes):
+                return None
+            return _worst(usage(instance, r) - _capacity_of(instance, r) for r in routes)
+
+        candidates = [*neighbours(instance, plus), *piles(instance, plus, usage, _capacity_of)]
+        return closest(
+            attacker, instance, plus, shuffled(rng, candidates), excess,
+            "no plan near s+ overloads a route without breaking another rule",
+        )
+
+    return attack
+
+
+capacity_edge = _load_attack(Attacker.CAPACITY_EDGE, capacity_usage, None)
+_vrpb_capacity_edge = _load_attack(Attacker.CAPACITY_EDGE, _linehaul, _backhaul)
+backhaul_load_edge = _load_attack(Attacker.BACKHAUL_LOAD_EDGE, _backhaul, _linehaul)
+
+
+def capacity_edge_any(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """The capacity edge probe; on VRPB its deliveries overload the route and its pickups fit (a
+    model that limits only the pickups accepts it; ``backhaul_load_edge`` is the mirror)."""
+    if instance.has(Module.BH):
+        return _vrpb_capacity_edge(instance, plus, rng)
+    return capacity_edge(instance, plus, rng)
+
+
+def compartment_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """One compartment of one route just over its capacity, the vehicle's total still within it."""
+    width = len(instance.vehicles[0].compartment_capacity or ())
+
+    def room(inst: Instance, route: Route, c: int) -> float:
+        return (inst.vehicles[route.vehicle].compartment_capacity or ())[c]
+
+    def excess(plan: Solution) -> float | None:
+        return _worst(
+            compartment_loads(instance, r)[c] - room(instance, r, c) for r in used_routes(plan) for c in range(width)
+        )
+
+    candidates = list(neighbours(instance, plus))
+    for c in range(width):
+        candidates += piles(
+            instance, plus, lambda i, r, c=c: compartment_loads(i, r)[c], lambda i, r, c=c: room(i, r, c)
+        )
+    return closest(
+        Attacker.COMPARTMENT_EDGE, instance, plus, shuffled(rng, candidates), excess,
+        "no plan near s+ overloads a compartment without breaking another rule",
+    )
+
+
+# ---- distance --------------------------------------------------------------------------------------
+
+
+def _limit(instance: Instance, _route: Route) -> float:
+    return instance.max_route_distance or float("inf")
+
+
+def _distance_candidates(instance: Instance, plus: Solution, rng: np.random.Generator) -> list[Solution]:
+    return shuffled(rng, [*neighbours(instance, plus), *piles(instance, plus, route_distance, _limit)])
+
+
+def distance_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """A route just longer than the distance limit."""
+
+    def excess(plan: Solution) -> float | None:
+        return _worst(route_distance(instance, r) - _limit(instance, r) for r in used_routes(plan))
+
+    return closest(
+        Attacker.DISTANCE_EDGE, instance, plus, _distance_candidates(instance, plus, rng), excess,
+        "no plan near s+ lengthens a route past the limit without breaking another rule",
+    )
+
+
+def return_leg_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """A route within the limit up to its last customer and over it with its return leg (a model
+    that checks the distance before the return accepts it)."""
+    if instance.has(Module.OPEN):
+        return AttackSkipped(attacker=Attacker.RETURN_LEG_EDGE, reason="open routes drive no return leg")
+
+    def excess(plan: Solution) -> float | None:
+        amounts = []
+        for r in used_routes(plan):
+            full = route_distance(instance, r)
+            outbound = full - instance.distances[r.visits[-1]][r.end]
+            if full > _limit(instance, r) and outbound > _limit(instance, r) + 1e-6:
+                return None
+            amounts.append(full - _limit(instance, r))
+        return _worst(amounts)
+
+    return closest(
+        Attacker.RETURN_LEG_EDGE, instance, plus, _distance_candidates(instance, plus, rng), excess,
+        "no plan near s+ breaks the distance limit through its return leg alone",
+    )
+
+
+# ---- time windows ----------------------------------------------------------------------------------
+
+
+DEPOT_LATENESS_PENALTY = 1e6
+"""A late depot return counts as a worse probe than any late customer: a model that keeps the
+depot's closing but drops the customers' would still reject it."""
+
+
+def _lateness(instance: Instance, plan: Solution) -> float | None:
+    worst = 0.0
+    for route in used_routes(plan):
+        for visit, start in zip(route.visits, schedule(instance, route), strict=True):
+            window = instance.customer(visit).window
+            if window is not None:
+                worst = max(worst, start - window.end)
+        depot = instance.depots[route.end].window
+        if depot is not None and not instance.has(Module.OPEN):
+            late = return_time(instance, route) - depot.end
+            if late > 0:
+                worst = max(worst, DEPOT_LATENESS_PENALTY + late)
+    return worst if worst > 0 else None
+
+
+def _route_lateness(instance: Instance, route: Route) -> float:
+    """How late the route's latest service start is against its window (negative: the least slack)."""
+    slack = [
+        start - window.end
+        for visit, start in zip(route.visits, schedule(instance, route), strict=True)
+        if (window := instance.customer(visit).window) is not None
+    ]
+    return max(slack, default=float("-inf"))
+
+
+def _zero(_instance: Instance, _route: Route) -> float:
+    return 0.0
+
+
+def _window_candidates(instance: Instance, plus: Solution, rng: np.random.Generator) -> list[Solution]:
+    """Plans one move from s+, then piles that make a route's schedule run just past a window."""
+    return shuffled(rng, [*neighbours(instance, plus), *piles(instance, plus, _route_lateness, _zero)])
+
+
+def time_window_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """A plan that starts service after a window closes, by as little as any plan near s+ does."""
+    return closest(
+        Attacker.TIME_WINDOW_EDGE, instance, plus, _window_candidates(instance, plus, rng),
+        lambda plan: _lateness(instance, plan),
+        "no plan near s+ misses a window without breaking another rule",
+    )
+
+
+def without_service_times(instance: Instance) -> Instance:
+    customers = tuple(c.model_copy(update={"service_time": 0.0}) for c in instance.customers)
+    return rebuilt(instance, customers=customers)
+
+
+def service_time_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """A plan that misses a window only because service takes time: with every service time set to
+    zero it is feasible, so a model that leaves service times out of its time propagation accepts it."""
+    if all(c.service_time <= 0 for c in instance.customers):
+        return AttackSkipped(attacker=Attacker.SERVICE_TIME_EDGE, reason="no customer has a service time")
+    instant = without_service_times(instance)
+
+    def excess(plan: Solution) -> float | None:
+        return _lateness(instance, plan) if check(instant, plan).feasible else None
+
+    return closest(
+        Attacker.SERVICE_TIME_EDGE, instance, plus, _window_candidates(instance, plus, rng), excess,
+        "no plan near s+ misses a window only because of its service times",
+    )
+
+
+# ---- depots ----------------------------------------------------------------------------------------
+
+
+def other_depot_return(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """A route of s+ that returns to another depot than the one it left (the nearest other depot to
+    its last customer first: the return a model that lets routes end anywhere would pick)."""
+    if instance.num_depots < 2 or instance.has(Module.OPEN):
+        return AttackSkipped(attacker=Attacker.OTHER_DEPOT_RETURN, reason="routes have a single depot to end at")
+    candidates: list[Solution] = []
+    for route in shuffled(rng, used_routes(plus)):
+        last = route.visits[-1]
+        others = sorted((d for d in range(instance.num_depots) if d != route.depot), key=lambda d: instance.distances[last][d])
+        candidates += [with_route(plus, route.model_copy(update={"end_depot": d})) for d in others]
+
+    def saving(plan: Solution) -> float:
+        return 1.0
+
+    return closest(
+        Attacker.OTHER_DEPOT_RETURN, instance, plus, candidates, saving,
+        "no route of s+ can end at another depot without breaking another rule",
+    )
+
+
+EDGE_ATTACKERS: dict[Attacker, Callable[[Instance, Solution, np.random.Generator], Attack | AttackSkipped]] = {
+    Attacker.CAPACITY_EDGE: capacity_edge_any,
+    Attacker.BACKHAUL_LOAD_EDGE: backhaul_load_edge,
+    Attacker.COMPARTMENT_EDGE: compartment_edge,
+    Attacker.DISTANCE_EDGE: distance_edge,
+    Attacker.RETURN_LEG_EDGE: return_leg_edge,
+    Attacker.TIME_WINDOW_EDGE: time_window_edge,
+    Attacker.SERVICE_TIME_EDGE: service_time_edge,
+    Attacker.OTHER_DEPOT_RETURN: other_depot_return,
+}
+
+__all__ = ["EDGE_ATTACKERS", "closest", "neighbours", "piles", "units", "without_service_times"]

@@ -1,0 +1,252 @@
+"""Attackers derived from the gold model (issue 14, item 4): drop one family's module, require the
+family to be broken, solve, and keep the plan only when the checker finds that family broken alone.
+
+Hand-written attackers edit s+ and can miss: no plan near s+ may break a rule without breaking
+another (a route that is overloaded is also late). The gold model minus one family still encodes
+every other rule, so asking it for a plan that breaks the dropped family searches *all* plans that
+keep the others. The requirement is written on the model's routing variable ``x[i, j, k]`` and the
+instance's data only, never on the gold script's other variables, so it survives changes to how
+the gold script models the rest; the objective becomes the size of the violation, which puts the
+probe as close to the rule's boundary as the instance allows (the rule the edge attackers follow).
+
+Pickup-and-delivery precedence and on-board load are not linear in the arcs; those families keep
+their hand-written attackers only (the derived attack reports itself skipped for them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import gurobipy as gp
+from gurobipy import GRB
+
+from vrpcoder.attacks.records import Attack, AttackSkipped
+from vrpcoder.checker import check
+from vrpcoder.families import Family
+from vrpcoder.gold import extract_solution, remove_family, render_gold
+from vrpcoder.injection import RoutingVariable, find_routing_variable
+from vrpcoder.errors import VerificationFailure
+from vrpcoder.instances import Instance
+from vrpcoder.solutions import Solution
+from vrpcoder.variants import DERIVED_ATTACKERS, Module
+
+DELTA = 0.01
+"""How far past its limit the derived plan must go (one cent, the data's resolution)."""
+OPTIMIZE_LINE = "    m.optimize()\n"
+"""The gold script's solve call, taken out so the model is built but not solved twice."""
+
+Requirement = Callable[[gp.Model, RoutingVariable, Instance], gp.Var | None]
+"""Adds "the family is broken" to the model; returns the violation size to minimise (None: keep the
+gold objective)."""
+
+
+def _in(xvar: RoutingVariable, j: int, k: int, nodes: range) -> gp.LinExpr:
+    return gp.quicksum(v for i in nodes if (v := xvar.var(i, j, k)) is not None)
+
+
+def _one_of(model: gp.Model, amounts: list[tuple[gp.LinExpr, float, float]]) -> gp.Var:
+    """At least one ``amount`` exceeds its ``limit`` by DELTA; returns the smallest such excess.
+
+    ``big`` bounds how far an amount can lie below its limit, so the rows of the unchosen ones are
+    void."""
+    excess = model.addVar(lb=0.0, name="derived_excess")
+    chosen = []
+    for n, (amount, limit, big) in enumerate(amounts):
+        z = model.addVar(vtype=GRB.BINARY, name=f"derived_pick[{n}]")
+        chosen.append(z)
+        model.addConstr(amount >= limit + DELTA - (limit + DELTA) * (1 - z), name=f"derived_over[{n}]")
+        model.addConstr(excess >= amount - limit - big * (1 - z), name=f"derived_excess[{n}]")
+    model.addConstr(gp.quicksum(chosen) >= 1, name="derived_some")
+    return excess
+
+
+def _capacity(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+    nodes = range(instance.num_nodes)
+    kinds = [[c for c in instance.customer_nodes if instance.customer(c).backhaul == b] for b in (False, True)]
+    kinds = [kind for kind in kinds if kind] if instance.has(Module.BH) else [list(instance.customer_nodes)]
+    total = sum(c.demand for c in instance.customers)
+    amounts = []
+    for k in xvar.vehicles:
+        capacity = instance.vehicles[k].capacity or 0.0
+        for kind in kinds:
+            load = gp.quicksum(instance.customer(j).demand * _in(xvar, j, k, nodes) for j in kind)
+            amounts.append((load, capacity, total + capacity))
+    return _one_of(model, amounts)
+
+
+def _compartment(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+    nodes = range(instance.num_nodes)
+    width = len(instance.vehicles[0].compartment_capacity or ())
+    total = sum(c.demand for c in instance.customers)
+    amounts = []
+    for k in xvar.vehicles:
+        rooms = instance.vehicles[k].compartment_capacity or ()
+        for c in range(width):
+            load = gp.quicksum(
+                (instance.customer(j).compartment_demand or ())[c] * _in(xvar, j, k, nodes)
+                for j in instance.customer_nodes
+            )
+            amounts.append((load, rooms[c], total + rooms[c]))
+    return _one_of(model, amounts)
+
+
+def _distance(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+    dist = instance.distances
+    limit = instance.max_route_distance or 0.0
+    counted = [
+        (i, j) for i in range(instance.num_nodes) for j in range(instance.num_nodes)
+        if i != j and not (instance.has(Module.OPEN) and j < instance.num_depots)
+    ]
+    longest = sum(max(row) for row in dist)
+    amounts = []
+    for k in xvar.vehicles:
+        length = gp.quicksum(dist[i][j] * v for i, j in counted if (v := xvar.var(i, j, k)) is not None)
+        amounts.append((length, limit, longest + limit))
+    return _one_of(model, amounts)
+
+
+def _backhaul(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+    back = [c for c in instance.customer_nodes if instance.customer(c).backhaul]
+    line = [c for c in instance.customer_nodes if not instance.customer(c).backhaul]
+    wrong = gp.quicksum(v for b in back for j in line for v in xvar.arc_vars(b, j))
+    model.addConstr(wrong >= 1, name="derived_backhaul_first")
+    return None
+
+
+def _pairing(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+    nodes = range(instance.num_nodes)
+    split = []
+    for r, pair in enumerate(instance.pairs):
+        for k in xvar.vehicles:
+            z = model.addVar(vtype=GRB.BINARY, name=f"derived_split[{r},{k}]")
+            model.addConstr(z <= _in(xvar, pair.pickup, k, nodes), name=f"derived_pickup[{r},{k}]")
+            model.addConstr(z <= 1 - _in(xvar, pair.delivery, k, nodes), name=f"derived_delivery[{r},{k}]")
+            split.append(z)
+    model.addConstr(gp.quicksum(split) >= 1, name="derived_some_split")
+    return None
+
+
+def _time_window(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+    """The earliest schedule, written exactly (start = max(window open, predecessor's start +
+    service + travel), the max chosen by a binary), and some customer starting after its close."""
+    dist = instance.distances
+    depots = range(instance.num_depots)
+    customers = list(instance.customer_nodes)
+    opens = {d: (w.start if (w := instance.depots[d].window) else 0.0) for d in depots}
+    window = {j: instance.customer(j).window for j in customers}
+    service = {j: instance.customer(j).service_time for j in customers}
+    big = 2.0 * (
+        max(w.end for w in window.values() if w) + max(service.values()) + max(map(max, dist)) + max(opens.values())
+    ) + 1.0
+    start = model.addVars(customers, lb=0.0, ub=big, name="derived_start")
+    late = []
+    for j in customers:
+        opening, closing = (window[j].start, window[j].end) if window[j] else (0.0, big)
+        w = model.addVar(vtype=GRB.BINARY, name=f"derived_after_pred[{j}]")
+        model.addConstr(start[j] >= opening, name=f"derived_open[{j}]")
+        model.addConstr(start[j] <= opening + big * w, name=f"derived_wait[{j}]")
+        for i in [*depots, *customers]:
+            if i == j:
+                continue
+            used = gp.quicksum(xvar.arc_vars(i, j))
+            ready = (opens[i] if i in opens else start[i] + service[i]) + dist[i][j]
+            model.addConstr(start[j] >= ready - big * (1 - used), name=f"derived_after[{i},{j}]")
+            model.addConstr(start[j] <= ready + big * (1 - used) + big * (1 - w), name=f"derived_exact[{i},{j}]")
+        late.append((gp.LinExpr(start[j]), closing, big + closing))
+    return _one_of(model, late)
+
+
+REQUIREMENTS: dict[Family, Requirement] = {
+    Family.CAPACITY: _capacity,
+    Family.COMPARTMENT: _compartment,
+    Family.DISTANCE: _distance,
+    Family.TIME_WINDOW: _time_window,
+    Family.BACKHAUL: _backhaul,
+    Family.PAIRING: _pairing,
+}
+
+
+def _unsolved_gold(instance: Instance, family: Family | None, time_limit: float) -> gp.Model:
+    script = render_gold(instance, time_limit=time_limit)
+    if family is not None:
+        script = remove_family(script, family.value)
+    if OPTIMIZE_LINE not in script:
+        raise ValueError("the gold script has no solve call to take out")
+    namespace: dict[str, object] = {"__name__": "vrpcoder_derived_attack"}
+    exec(compile(script.replace(OPTIMIZE_LINE, "", 1), "<gold without one family>", "exec"), namespace)
+    build = namespace["build_model"]
+    assert callable(build)
+    model = build()
+    if not isinstance(model, gp.Model):
+        raise ValueError(f"build_model() returned {type(model).__name__}")
+    return model
+
+
+def derived_attack(instance: Instance, family: Family, *, time_limit: float = 10.0) -> Attack | AttackSkipped:
+    """A probe on ``instance`` that breaks ``family`` alone, found by the gold model without it."""
+    attacker = DERIVED_ATTACKERS.get(family)
+    if attacker is None:
+        raise ValueError(f"no derived attacker for {family.value}")
+    requirement = REQUIREMENTS[family]
+    if family is Family.CAPACITY and (instance.has(Module.PD) or instance.has(Module.SPLIT)):
+        return AttackSkipped(attacker=attacker, reason="this variant's load is not linear in the arcs")
+    try:
+        model = _unsolved_gold(instance, family, time_limit)
+    except (ValueError, gp.GurobiError) as exc:
+        return AttackSkipped(attacker=attacker, reason=f"gold model without {family.value} not built: {exc}")
+    try:
+        xvar = find_routing_variable(model, instance.num_nodes)
+        if xvar.dims != 3 and family not in (Family.BACKHAUL,):
+            return AttackSkipped(attacker=attacker, reason="the gold x has no vehicle index")
+        excess = requirement(model, xvar, instance)
+        if excess is not None:
+            model.setObjective(excess, GRB.MINIMIZE)
+        model.Params.MIPGap = 1e-4
+        model.optimize()
+        if model.SolCount == 0:
+            return AttackSkipped(
+                attacker=attacker, reason=f"no plan keeps every other rule and breaks {family.value} (status {model.Status})"
+            )
+        solution = extract_solution(model, instance)
+    except (VerificationFailure, gp.GurobiError, ValueError) as exc:
+        return AttackSkipped(attacker=attacker, reason=f"derived solve failed: {exc}")
+    finally:
+        model.dispose()
+    families = check(instance, solution).families
+    if families != (family,):
+        return AttackSkipped(
+            attacker=attacker, reason=f"the derived plan breaks {[f.value for f in families]}, not {family.value} alone"
+        )
+    return Attack(attacker=attacker, family=family, solution=solution, instance=instance)
+
+
+def fewest_vehicles_plan(instance: Instance, *, time_limit: float = 5.0) -> tuple[Solution | None, bool]:
+    """The plan that uses the fewest vehicles the gold model finds within ``time_limit``, and
+    whether that number is proven the least (the feasible-side counterpart of the derived attacks).
+
+    A model that forces every vehicle out of its depot is caught only by a feasible probe that
+    leaves one at home; where the construction heuristic fills the whole fleet, the gold model is
+    asked for the smallest fleet instead. A proof that every plan needs the whole fleet shows such
+    a model equivalent on the instance.
+    """
+    try:
+        model = _unsolved_gold(instance, None, time_limit)
+    except (ValueError, gp.GurobiError):
+        return None, False
+    try:
+        xvar = find_routing_variable(model, instance.num_nodes)
+        leaving = gp.quicksum(
+            v for d in range(instance.num_depots) for j in instance.customer_nodes for v in xvar.arc_vars(d, j)
+        )
+        model.setObjective(leaving, GRB.MINIMIZE)
+        model.Params.MIPGap = 0.0
+        model.optimize()
+        if model.SolCount == 0:
+            return None, False
+        proven = model.Status == GRB.OPTIMAL
+        solution = extract_solution(model, instance)
+    except (VerificationFailure, gp.GurobiError, ValueError):
+        return None, False
+    finally:
+        model.dispose()
+    return (solution if check(instance, solution).feasible else None), proven
