@@ -74,12 +74,13 @@ def _solution(instance: Instance, orders: Sequence[tuple[int, ...]]) -> Solution
 # returned, so a rule the programme forgot would show up as an infeasible plan.
 
 DP_MAX_CUSTOMERS = 12
-DP_MODULES = frozenset({Module.MD, Module.HTW, Module.BH})
+DP_MODULES = frozenset({Module.MD, Module.HTW, Module.BH, Module.OPEN})
 INF = float("inf")
 
 
 def dp_optimum(instance: Instance) -> tuple[float, Solution]:
-    """Exact optimum of a TSP, CVRP, MDVRP, VRPHTW or VRPB instance of at most 12 customers."""
+    """Exact optimum of an instance of at most 12 customers whose variant combines only depots,
+    hard windows, backhauls and open routes with capacity (TSP, CVRP, MDVRP, VRPHTW, VRPB, OVRP ...)."""
     n = len(instance.customers)
     if n > DP_MAX_CUSTOMERS:
         raise ValueError(f"{instance.name}: {n} customers are too many for the dynamic programme")

@@ -9,9 +9,12 @@ from math import comb, factorial
 from typing import Any
 
 import pytest
+from vrpcoder.checker import check
+from vrpcoder.gold import solve_gold
 from vrpcoder.instances import Customer, Depot, Instance, TimeWindow, Vehicle
+from vrpcoder.sampling import sample_instance
 
-from tests.shared.bruteforce import brute_force_optimum, route_plans
+from tests.shared.bruteforce import brute_force_optimum, dp_optimum, route_plans, split_route_optimum
 
 CORNERS = ((3.0, 0.0), (3.0, 4.0), (0.0, 4.0))
 
@@ -109,3 +112,59 @@ def test_reports_when_nothing_is_feasible() -> None:
     instance = rectangle("CVRP", (3, 4, 5), (Vehicle(capacity=4),) * 2)
     with pytest.raises(ValueError, match="no route plan is feasible"):
         brute_force_optimum(instance)
+
+
+# ---- the second exact method (route labels + set partitioning; route MIP for split delivery) ----
+
+
+@pytest.mark.parametrize("fixture", ["cvrp", "ovrp", "vrphtw"])
+def test_dynamic_programme_matches_the_hand_optima(request: pytest.FixtureRequest, fixture: str) -> None:
+    instance = request.getfixturevalue(fixture)
+    assert dp_optimum(instance)[0] == pytest.approx(brute_force_optimum(instance)[0])
+
+
+@pytest.mark.parametrize("variant", ["TSP", "CVRP", "MDVRP", "VRPHTW", "VRPB", "OVRP"])
+@pytest.mark.parametrize("seed", range(4))
+def test_dynamic_programme_equals_enumeration(variant: str, seed: int) -> None:
+    instance = sample_instance(variant, 5, seed, customers=5)
+    if len(instance.vehicles) > 3:  # what enumeration can take
+        instance = instance.model_copy(update={"vehicles": instance.vehicles[:3]})
+    try:
+        enumerated = brute_force_optimum(instance)[0]
+    except ValueError as exc:  # the trimmed fleet may be too small: both must say so
+        assert "no route plan is feasible" in str(exc)
+        with pytest.raises(ValueError, match="no plan is feasible"):
+            dp_optimum(instance)
+        return
+    cost, plan = dp_optimum(instance)
+    assert cost == pytest.approx(enumerated, rel=1e-9)
+    assert check(instance, plan).feasible
+
+
+def test_dynamic_programme_respects_the_fleet_per_depot() -> None:
+    # three customers that each fill a vehicle: two vehicles cannot serve them
+    instance = rectangle("CVRP", (5, 5, 5), (Vehicle(capacity=5),) * 2)
+    with pytest.raises(ValueError, match="no plan is feasible"):
+        dp_optimum(instance)
+    assert dp_optimum(rectangle("CVRP", (5, 5, 5), (Vehicle(capacity=5),) * 3))[0] == pytest.approx(6 + 10 + 8)
+
+
+def test_dynamic_programme_refuses_what_it_does_not_model() -> None:
+    with pytest.raises(ValueError, match="does not model"):
+        dp_optimum(sample_instance("PDPTW", 5, 0, customers=4))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_route_based_split_model_equals_the_gold(seed: int) -> None:
+    instance = sample_instance("SDVRP", 5, seed, customers=6)
+    gold = solve_gold(instance)
+    assert gold.objective is not None
+    assert split_route_optimum(instance) == pytest.approx(gold.objective, rel=1e-6)
+
+
+def test_split_delivery_beats_the_unsplit_optimum_where_a_customer_is_shared() -> None:
+    # demands 3, 4, 5 with Q = 6: unsplit needs a trip per customer (6 + 10 + 8 = 24); split, two
+    # trips share the middle customer: 0-1-2-0 (3 + 4 + 5 = 12) and 0-2-3-0 (5 + 3 + 4 = 12)
+    instance = rectangle("SDVRP", (3, 4, 5), (Vehicle(capacity=6),) * 3)
+    assert split_route_optimum(instance) == pytest.approx(24.0)
+    assert solve_gold(instance).objective == pytest.approx(24.0)
