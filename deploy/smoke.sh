@@ -95,9 +95,11 @@ network="$(docker inspect -f '{{range $k, $v := .NetworkSettings.Networks}}{{$k}
 set +e
 docker run --rm --network "$network" --read-only --tmpfs /tmp --cap-drop ALL --security-opt no-new-privileges:true \
   -w /tmp -v "$ROOT/deploy/smoke_client.py:/smoke/smoke_client.py:ro" --entrypoint python "$IMAGE" \
-  /smoke/smoke_client.py --url http://verifier-api:8000 --token "$TOKEN" >/tmp/"$PROJECT"-report.json
+  /smoke/smoke_client.py --url http://verifier-api:8000 --token "$TOKEN" >/tmp/"$PROJECT"-client.txt
 client_status=$?
 set -e
+# the report is the JSON document at the end (Gurobi prints its licence banner on stdout before it)
+sed -n '/^{$/,$p' /tmp/"$PROJECT"-client.txt >/tmp/"$PROJECT"-report.json
 cat /tmp/"$PROJECT"-report.json
 
 step "logs"

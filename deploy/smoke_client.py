@@ -93,6 +93,7 @@ def main() -> int:
         report["checks"]["readyz"] = {
             "status": ready.status_code, "workers": len(workers),
             "sandboxes": sorted({w["sandbox"]["mechanism"] for w in workers}),
+            "api_own_sandbox": ready.json()["sandbox"],
             "ok": ready.status_code == 200 and len(workers) >= 2 and all(w["sandbox"]["available"] for w in workers),
         }
         names = [w["name"] for w in workers]
