@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from vrpcoder.cli import json_only
 
 from vrpcoder_eval.benchmark import BenchmarkDir, BenchmarkFormatError, BenchmarkName, dump_json, read_items
 
@@ -28,8 +29,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-console = Console()
-err_console = Console(stderr=True)
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON only (machine-readable).")]
 
@@ -94,7 +95,7 @@ def build(
     store = BenchmarkDir(out)
     summary: dict[str, object] = {"folder": str(out), "benchmarks": {}}
     problems: list[str] = []
-    with _progress(as_json) as bar:
+    with json_only(as_json), _progress(as_json) as bar:
         for name in names:
             if name is BenchmarkName.B4:
                 continue
@@ -255,7 +256,8 @@ def run(
         return config, runner
 
     try:
-        config, runner = asyncio.run(go())
+        with json_only(as_json):
+            config, runner = asyncio.run(go())
     except (GenerationError, VerifierError, ValueError, FileNotFoundError, BenchmarkFormatError) as exc:
         raise _fail(str(exc)) from None
     _finish_run(out, config, runner, as_json)
@@ -396,7 +398,8 @@ def audit(
                 await generator.aclose()
 
     try:
-        result = asyncio.run(go())
+        with json_only(as_json):
+            result = asyncio.run(go())
     except ValueError as exc:
         raise _fail(str(exc)) from None
     out.parent.mkdir(parents=True, exist_ok=True)
