@@ -478,3 +478,30 @@ def test_split_max_flow_uses_every_visiting_vehicle() -> None:
     assert check(instance, split((0, (1, 2), None), (1, (2, 3), None))).feasible
     tighter = make("SDVRP", corners(2, 7, 2), (Vehicle(capacity=5),) * 2)
     assert check(tighter, split((0, (1, 2), None), (1, (2, 3), None))).families == (F.CAPACITY,)
+
+
+# ---- routes that name their end depot (issue 19.4) --------------------------------------------------
+
+
+def _two_depot_instance() -> Instance:
+    return Instance(
+        name="two-depots",
+        variant="MDVRP",
+        depots=(Depot(x=0, y=0), Depot(x=0, y=10)),
+        customers=(Customer(x=3, y=0, demand=1), Customer(x=3, y=8, demand=1)),
+        vehicles=(Vehicle(depot=0, capacity=5), Vehicle(depot=1, capacity=5)),
+    )
+
+
+def test_a_route_ending_at_another_depot_breaks_route_structure_alone_and_is_priced_to_it() -> None:
+    instance = _two_depot_instance()
+    home = Solution(routes=(Route(vehicle=0, depot=0, visits=(2,)), Route(vehicle=1, depot=1, visits=(3,))))
+    away = Solution(routes=(Route(vehicle=0, depot=0, visits=(2, 3), end_depot=1),))
+    same = Solution(routes=(Route(vehicle=0, depot=0, visits=(2,), end_depot=0), Route(vehicle=1, depot=1, visits=(3,))))
+    assert check(instance, home).feasible and check(instance, same).feasible
+    report = check(instance, away)
+    assert report.families == (Family.ROUTE_STRUCTURE,)
+    assert "ends at depot 1" in report.violations[0].detail
+    assert report.cost == pytest.approx(3 + 8 + (3**2 + 2**2) ** 0.5)
+    missing = Solution(routes=(Route(vehicle=0, depot=0, visits=(2, 3), end_depot=7),))
+    assert Family.ROUTE_STRUCTURE in check(instance, missing).families

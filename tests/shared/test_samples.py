@@ -148,3 +148,15 @@ def test_base_sample_carries_far_apart_feasible_probes_confirmed_by_gold() -> No
     assert any(sum(1 for r in p.solution.routes if r.visits) < fleet for p in feasible)
     verdict = verify(base.gold_code, base)
     assert verdict.passed and all(r.passed for r in verdict.probes if r.label is Label.FEASIBLE)
+
+
+def test_gold_derived_probe_fills_a_family_no_edge_probe_reaches() -> None:
+    """Issue 14.4: on this instance no plan near s+ misses a window without breaking another rule;
+    the gold model without its window module, asked for a late start, supplies the probe, and the
+    build report names that source."""
+    report = build_grid_point("VRPHTW", 1, 0)
+    base = report.samples[0]
+    assert report.sources()[("VRPHTW", Family.TIME_WINDOW)] == ("derived_time_window",)
+    probe = next(p for p in base.probes if p.attacker is Attacker.DERIVED_TIME_WINDOW)
+    assert check(base.instance, probe.solution).families == (Family.TIME_WINDOW,)
+    assert verify(base.gold_code, base).passed
