@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared.bruteforce import brute_force_optimum
+from tests.shared.bruteforce import brute_force_optimum, dp_optimum, split_route_optimum
 from vrpcoder.audit import audit_gold
 from vrpcoder.checker import check
 from vrpcoder.crosscheck import solve_pyvrp
+from vrpcoder.gold.render import LICENCE_LIMIT, model_size
+from vrpcoder.gold import render_gold
 from vrpcoder.importers import import_instance
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "instances"
@@ -38,15 +40,25 @@ def test_tsplib_optimum_reproduced(file: str, published: float) -> None:
     _assert_reproduces(file, published, time_limit=120)
 
 
-def test_whole_cvrplib_files_exceed_the_size_limited_licence_and_say_so() -> None:
-    """P-n16-k8 needs 16*16*8 = 2048 routing variables: reported as the licence's limit, never
-    as infeasible (with a full licence the same test reproduces 450)."""
+def test_whole_p_n16_k8_reproduces_its_optimum_within_the_size_limited_licence() -> None:
+    """16 * 16 * 8 = 2,048 vehicle-indexed routing variables pass the licence; the two-index model
+    (the 8 trucks are identical) fits and proves the published 450."""
     instance = import_instance(DATA / "cvrplib" / "P-n16-k8.vrp")
+    assert max(model_size(render_gold(instance, two_index=False))) > LICENCE_LIMIT
+    audit = audit_gold(instance, time_limit=120)
+    assert audit.status == "optimal" and audit.trusted, audit
+    assert audit.objective == pytest.approx(450.0)
+
+
+def test_whole_cvrplib_files_beyond_the_licence_say_so() -> None:
+    """A-n32-k5 is too large for the size-limited licence in either model: reported as the
+    licence's limit, never as infeasible (with a full licence the same test reproduces 784)."""
+    instance = import_instance(DATA / "cvrplib" / "A-n32-k5.vrp")
     audit = audit_gold(instance, time_limit=120)
     if audit.status == "size_limited_licence":
         assert audit.objective is None
     else:
-        assert audit.objective == pytest.approx(450.0)
+        assert audit.objective == pytest.approx(784.0)
 
 
 @pytest.mark.parametrize("customers", [4, 5])
@@ -78,3 +90,65 @@ def test_cvrplib_sub_instance_keeps_the_rounded_convention(customers: int) -> No
     assert audit.objective == pytest.approx(round(audit.objective))  # sums of integer arc lengths
     if customers <= 5:
         assert audit.objective == pytest.approx(brute_force_optimum(instance)[0], rel=1e-9)
+
+
+
+# ---- library sub-instances with the file's own fleet: gold vs the second exact method -----------
+
+LIBRARY_FILES = [
+    "solomon/C101.txt",
+    "mdvrp/p01",
+    "cvrplib/A-n32-k5.vrp",
+    "cvrplib/B-n31-k5.vrp",
+    "cvrplib/P-n16-k8.vrp",
+    "cvrplib/eil22.vrp",
+    "cvrplib/eil23.vrp",
+    "vrpb/A1.txt",
+    "tsplib/gr24.tsp",
+    "tsplib/ulysses22.tsp",
+]
+
+
+def _library_sub_instance(path: str, size: int):  # noqa: ANN202 - an Instance
+    if path.startswith("vrpb/"):  # A1 lists its 5 backhauls first; a route of backhauls only is not allowed
+        backs = min(5, size // 3)
+        return import_instance(DATA / path, customers=[*range(1, backs + 1), *range(6, 6 + size - backs)])
+    return import_instance(DATA / path, customers=size)
+
+
+def _assert_gold_equals_second_method(path: str, size: int) -> None:
+    instance = _library_sub_instance(path, size)
+    assert max(model_size(render_gold(instance))) <= LICENCE_LIMIT
+    audit = audit_gold(instance, time_limit=300)
+    assert audit.status == "optimal" and audit.trusted, audit
+    assert audit.objective == pytest.approx(dp_optimum(instance)[0], rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("path", "size"),
+    [("solomon/C101.txt", 12), ("mdvrp/p01", 8), ("vrpb/A1.txt", 8), ("cvrplib/eil22.vrp", 10)],
+)
+def test_library_sub_instance_with_its_own_fleet_fits_the_licence_and_equals_the_dp(path: str, size: int) -> None:
+    _assert_gold_equals_second_method(path, size)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [5, 8, 10, 12])
+@pytest.mark.parametrize("path", LIBRARY_FILES)
+def test_every_library_sub_instance_fits_the_licence_and_equals_the_dp(path: str, size: int) -> None:
+    _assert_gold_equals_second_method(path, size)
+
+
+@pytest.mark.parametrize("size", [5, 8])
+def test_sdvrp_sub_instance_with_a_non_binding_fleet_equals_the_route_model(size: int) -> None:
+    instance = import_instance(DATA / "sdvrp" / "SD1.txt", customers=size)
+    audit = audit_gold(instance)
+    assert audit.trusted, audit
+    assert audit.objective == pytest.approx(split_route_optimum(instance), rel=1e-9)
+
+
+def test_sd1_reproduces_its_published_optimum_under_the_scaled_rounding() -> None:
+    # SD1 (Chen, Golden & Wasil 2007): optimum 228.28 on the original coordinates, 22828 on the
+    # files' coordinates scaled by 100 with distances rounded to integers.
+    audit = audit_gold(import_instance(DATA / "sdvrp" / "SD1.txt"))
+    assert audit.trusted and audit.objective == pytest.approx(22828.0)
