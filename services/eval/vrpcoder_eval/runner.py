@@ -22,7 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 from vrpcoder.instances import Customer, Depot, Instance, Vehicle
 from vrpcoder.samples import Sample
-from vrpcoder_client.client import AsyncVerifierClient, VerifierError
+from vrpcoder_client.client import AsyncVerifierClient, VerifierError, VerifierHTTPError
 from vrpcoder_client.reward import extract_code
 from vrpcoder_client.schemas import VerifyOptions
 
@@ -45,6 +45,9 @@ RESUMABLE_CHANGES = {"model", "limit", "benchmarks", "label"}
 """What may differ when a run folder is resumed: the endpoint's address (the same model served
 elsewhere), how many items and which benchmarks, the report label. Anything else is another run."""
 DIFF_ONLY_KIND = "diff_only"
+REFUSED = frozenset({400, 401, 403, 413, 422})
+"""Statuses that say the run itself is wrong (a time limit above the service's cap, a bad token, a
+batch too large): every item would fail the same way, so the run stops with the service's message."""
 
 
 class RunConfig(BaseModel):
@@ -241,6 +244,10 @@ class Runner:
                 results = await self.verifier.verify_batch(
                     [p.code for p in batch], [self._sample(p.item) for p in batch], options=options
                 )
+            except VerifierHTTPError as exc:
+                if exc.status in REFUSED:
+                    raise ValueError(f"the verifier refused the run's requests: {exc}") from exc
+                out = [unscored(p.item, "verifier_unavailable", str(exc), p.code) for p in batch]
             except VerifierError as exc:
                 out = [unscored(p.item, "verifier_unavailable", str(exc), p.code) for p in batch]
             else:
