@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from importlib import resources
 from pathlib import Path
 from typing import Literal
 
@@ -88,10 +89,14 @@ class SynthConfig(BaseModel):
     gold_time_limit: float = Field(default=60.0, gt=0.0)
 
 
+def default_config_text() -> str:
+    return resources.files(__package__).joinpath("default.toml").read_text()
+
+
 def load_config(path: Path | None) -> SynthConfig:
-    """The config in ``path`` (.toml or .json), or the embedded default."""
+    """The config in ``path`` (.toml or .json), or the embedded default (``default.toml``)."""
     if path is None:
-        return SynthConfig()
+        return SynthConfig.model_validate(tomllib.loads(default_config_text()))
     text = path.read_text()
     data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
     return SynthConfig.model_validate(data)

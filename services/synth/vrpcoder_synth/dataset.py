@@ -165,6 +165,12 @@ def card(records: Sequence[ItemRecord]) -> str:
         "",
         "## Mutants (constraint blocks removed on purpose)",
         "",
+        "Each formulation is also sent without one block of a family the sample's probes attack. Such a "
+        "script must never be accepted: DIFF catches it when the omitted rule binds at the optimum, "
+        "otherwise injection does and it joins `reserved`. `mutant_undetected` counts those neither "
+        "caught (for example a 2-index model of a mixed fleet, which cannot be asked about an overload "
+        "that another vehicle of the fleet could carry); they are discarded, never trained on.",
+        "",
     ]
     if mutants:
         cells_m = Counter((r.variant, (r.coder or "").removeprefix("offline:"), r.outcome.value, r.reason) for r in mutants)

@@ -33,7 +33,8 @@ from pydantic import BaseModel, ConfigDict
 
 from vrpcoder.samples import Sample, build_samples
 from vrpcoder.sampling import sample_instance
-from vrpcoder.variants import get_variant
+from vrpcoder.families import Family
+from vrpcoder.variants import ATTACKERS, get_variant
 from vrpcoder.verification import Verdict
 from vrpcoder_client.prompts import code_prompt_version
 
@@ -179,9 +180,15 @@ class WorkItem:
     """For a mutant: the formulation it is cut from."""
 
 
+def probed_families(sample: Sample) -> set[Family]:
+    """Families some violating probe of ``sample`` is built to reveal: a mutant lacking one of them
+    is sent to this sample (a capacity omission to the capacity-attacked copy, not to the base)."""
+    return {f for p in sample.probes if p.attacker is not None for f in ATTACKERS[p.attacker].reveals}
+
+
 def plan_items(samples: Sequence[StoredSample], config: SynthConfig, fingerprint: str) -> list[WorkItem]:
-    """Every (sample, path) item and, with the offline coder, the mutants of each base sample (every
-    formulation of its variant without one constraint-family block at a time)."""
+    """Every (sample, path) item and, with the offline coder, the mutants of each sample: every
+    formulation of its variant without one block of a family the sample's probes attack."""
     items: list[WorkItem] = []
     for stored in samples:
         s = stored.sample
@@ -190,10 +197,11 @@ def plan_items(samples: Sequence[StoredSample], config: SynthConfig, fingerprint
             paths.append(index_path_for(s.variant, s.seed, s.profile) if name == "index" else StatementPath(name))
         for path in paths:
             items.append(WorkItem(digest("item", stored.sample_id, path, None, fingerprint), stored, path))
-        if config.mutants and config.teacher.kind == "offline" and s.kind == "base":
+        if config.mutants and config.teacher.kind == "offline":
+            probed = probed_families(s)
             for formulation in formulations_for(s.variant):
                 for omit in formulation.omissions:
-                    if formulation.omission_family(omit) is None:
+                    if formulation.omission_family(omit) not in probed:
                         continue
                     key = digest("item", stored.sample_id, StatementPath.SCENARIO, f"{formulation.name}-{omit}", fingerprint)
                     items.append(WorkItem(key, stored, StatementPath.SCENARIO, omit, formulation.name))
