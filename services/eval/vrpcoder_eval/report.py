@@ -222,11 +222,11 @@ def html_report(metrics: RunMetrics, comparison: Comparison | None = None, audit
         f'<h2>{html.escape(title)}</h2><img alt="{html.escape(title)}" src="data:image/png;base64,{data}">'
         for title, data in plots if data is not None
     )
-    body = markdown_to_html(markdown(metrics, comparison, audit))
+    title, _, rest = markdown(metrics, comparison, audit).partition("\n")
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
         f"<title>VRPCoder evaluation: {html.escape(metrics.label)}</title><style>{_STYLE}</style></head>"
-        f"<body>{figures}\n{body}</body></html>"
+        f"<body>{markdown_to_html(title)}\n{figures}\n{markdown_to_html(rest)}</body></html>"
     )
 
 
