@@ -264,8 +264,10 @@ class Verdict(BaseModel):
     """None only for infrastructure faults (TRL's "no reward"), never a silent zero."""
     error: VerificationError | None
     routing_variable: str | None = None
-    """How ``x`` was matched when not by its Gurobi names ``x[...]``, and which probes it could not
-    be asked about (spec: say so in the verdict)."""
+    """How ``x`` was read when not plainly (spec: say so in the verdict): matched through the
+    script's Python variable, its node table read as the script's own labels (``x`` by position),
+    a third index read as a depot layer rather than a vehicle, and which probes it could not be
+    asked about."""
     build_seconds: float = 0.0
     probe_seconds: float = 0.0
     diff_check: DiffCheck | None = None
