@@ -261,11 +261,16 @@ def valid_inequalities_module(f: ScriptFeatures) -> CodeModule:
 
 def two_index_cuts_module(f: ScriptFeatures) -> CodeModule:
     """Joint cuts of the two-index model (one capacity for every vehicle, no vehicle index): the
-    on-board load flow, and rounded capacity cuts raised by clashing windows."""
-    if not f.capacity or f.heterogeneous or f.split or f.backhaul or f.compartments or f.pickup_delivery:
+    on-board load flows, and rounded capacity cuts raised by clashing windows."""
+    if not f.capacity or f.heterogeneous or f.split or f.compartments or f.pickup_delivery:
         raise ValueError("two-index cuts apply to homogeneous scalar-capacity variants only")
-    code = _NOTE + _ON_BOARD_FLOW.replace("{served}", "CUSTOMERS").replace("{room}", _room(f, "dropped"))
-    need = _SCALAR_NEED
+    code = _NOTE
+    if f.backhaul:
+        code += _ON_BOARD_FLOW.replace("{served}", "LINEHAUL").replace("{room}", _room(f, "dropped"))
+        code += _COLLECTED_FLOW.replace("{room}", _room(f, "still"))
+    else:
+        code += _ON_BOARD_FLOW.replace("{served}", "CUSTOMERS").replace("{room}", _room(f, "dropped"))
+    need = _need(f)
     if f.hard_windows:
         code += _CLASHES
         need = f"max({need}, clashing(group))"

@@ -487,6 +487,11 @@ def two_index_variables_module(f: ScriptFeatures) -> CodeModule:
         # Time at which service starts at each customer.
         start = m.addVars(CUSTOMERS, name="start")
         """
+    if f.soft_windows:
+        code += """
+        # Time units by which service at each customer starts after its window closes.
+        late = m.addVars(CUSTOMERS, lb=0.0, name="late")
+        """
     if f.multi_depot:
         code += """
         # Number of the depot whose route serves each customer.
@@ -547,11 +552,54 @@ def two_index_capacity_module(f: ScriptFeatures) -> CodeModule:
     return make_module(Family.CAPACITY, code)
 
 
+def two_index_capacity_backhaul_module(f: ScriptFeatures) -> CodeModule:
+    code = """
+        # Goods delivered to the linehaul customers of a route, counted along its linehaul part, and
+        # goods collected from its backhaul customers, counted along its backhaul part: each total
+        # fits the vehicle (they are never on board together; every vehicle has the same capacity).
+        delivered = m.addVars(LINEHAUL, name="delivered")
+        collected = m.addVars(BACKHAUL, name="collected")
+        for part, amount, name in ((LINEHAUL, delivered, "capacity_linehaul"), (BACKHAUL, collected, "capacity_backhaul")):
+            for j in part:
+                amount[j].LB, amount[j].UB = DEMAND[j], CAPACITY[0]
+                for i in part:
+                    if i != j:
+                        m.addConstr(
+                            amount[j] >= amount[i] + DEMAND[j] - CAPACITY[0] * (1 - x[i, j]), name=f"{name}[{i},{j}]"
+                        )
+    """
+    return make_module(Family.CAPACITY, code)
+
+
+def two_index_backhaul_module(f: ScriptFeatures) -> CodeModule:
+    code = """
+        # Linehaul customers come first on every route: no vehicle drives from a backhaul customer to a
+        # linehaul customer. Every route serves a linehaul customer (no route of backhauls only), so
+        # no route starts with a backhaul customer either.
+        for i in BACKHAUL:
+            for j in LINEHAUL:
+                x[i, j].UB = 0.0
+        for d in DEPOTS:
+            for j in BACKHAUL:
+                x[d, j].UB = 0.0
+    """
+    return make_module(Family.BACKHAUL, code)
+
+
 def two_index_objective_module(f: ScriptFeatures) -> CodeModule:
     code = """
         # Travel cost (every vehicle costs the same per unit distance)
         travel = gp.quicksum(COST_PER_DISTANCE[0] * LEG[i][j] * x[i, j] for i, j in arcs if LEG[i][j] > 0)
-        m.setObjective(travel, GRB.MINIMIZE)
+    """
+    terms = ["travel"]
+    if f.soft_windows:
+        terms.append("lateness")
+        code += """
+        # plus the penalty for late service
+        lateness = gp.quicksum(LATE_PENALTY[i] * late[i] for i in CUSTOMERS)
+        """
+    code += f"""
+        m.setObjective({" + ".join(terms)}, GRB.MINIMIZE)
     """
     return make_module(AuxModule.OBJECTIVE, code)
 
@@ -562,14 +610,21 @@ TWO_INDEX_FAMILY_MODULES: dict[Family, Callable[[ScriptFeatures], CodeModule]] =
     Family.SUBTOUR: subtour_module,
     Family.CAPACITY: two_index_capacity_module,
     Family.TIME_WINDOW: time_window_module,
+    Family.BACKHAUL: two_index_backhaul_module,
 }
 """The families a two-index gold script can state (see ``vrpcoder.gold.render.two_index_allowed``)."""
 
 
 def two_index_script_modules(f: ScriptFeatures) -> tuple[CodeModule, ...]:
     modules = [two_index_variables_module(f)]
-    modules += [TWO_INDEX_FAMILY_MODULES[family](f) for family in f.families]
+    for family in f.families:
+        if family is Family.CAPACITY and f.backhaul:
+            modules.append(two_index_capacity_backhaul_module(f))
+        else:
+            modules.append(TWO_INDEX_FAMILY_MODULES[family](f))
     modules.append(group_cuts_module(f))
+    if f.soft_windows:
+        modules.append(soft_time_window_module(f))
     if f.capacity:
         modules.append(two_index_cuts_module(f))
     modules.append(two_index_objective_module(f))

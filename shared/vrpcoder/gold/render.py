@@ -56,7 +56,7 @@ LICENCE_LIMIT = 2000
 SMALL_ENOUGH = 800
 """A vehicle-indexed model with at most this many ``x`` variables (nodes squared times vehicles)
 is far below the licence's limit (the rest of the model is a few hundred rows and columns)."""
-TWO_INDEX_MODULES = frozenset({Module.MD, Module.HTW})
+TWO_INDEX_MODULES = frozenset({Module.MD, Module.HTW, Module.STW, Module.OPEN, Module.BH})
 """Modules the two-index model states; every other one needs to know the vehicle (its own
 capacity, costs, compartments, split quantities, ...) or is not written for it yet."""
 

@@ -38,16 +38,30 @@ def test_the_two_index_model_is_chosen_exactly_where_the_other_does_not_fit(
     assert max(model_size(render_gold(instance))) <= LICENCE_LIMIT
 
 
+TWO_INDEX_VARIANTS = ["CVRP", "MDVRP", "OVRP", "VRPB", "VRPHTW", "VRPSTW", "MDVRPSTW", "OVRPHTW"]
+
+
 def test_only_identical_vehicles_of_known_modules_get_the_two_index_model() -> None:
-    assert two_index_allowed(sample_instance("VRPHTW", 5, 0, customers=6))
-    assert not two_index_allowed(sample_instance("HFVRP", 5, 0, customers=6))
-    assert not two_index_allowed(sample_instance("VRPB", 5, 0, customers=6))
+    for variant in TWO_INDEX_VARIANTS:
+        assert two_index_allowed(sample_instance(variant, 5, 0, customers=6)), variant
+    for variant in ("HFVRP", "SDVRP", "DCVRP", "MCVRP", "PDP", "TSP"):
+        assert not two_index_allowed(sample_instance(variant, 5, 0, customers=6)), variant
     with pytest.raises(ValueError, match="cannot state"):
         render_gold(sample_instance("SDVRP", 5, 0, customers=6), two_index=True)
 
 
-@pytest.mark.parametrize("variant", ["CVRP", "MDVRP", "VRPHTW"])
-@pytest.mark.parametrize("seed", [0, 1, 2])
+def with_fleet(variant: str, seed: int, customers: int, size: int):  # noqa: ANN201 - an Instance
+    """A sampled instance whose fleet is ``size`` identical vehicles spread over its depots."""
+    base = sample_instance(variant, 5, seed, customers=customers)
+    first = {}
+    for vehicle in base.vehicles:
+        first.setdefault(vehicle.depot, vehicle)
+    per_depot = size // len(first)
+    return base.model_copy(update={"vehicles": tuple(first[d] for d in sorted(first) for _ in range(per_depot))})
+
+
+@pytest.mark.parametrize("variant", TWO_INDEX_VARIANTS)
+@pytest.mark.parametrize("seed", [0, 1])
 def test_both_models_agree_on_the_optimum_and_the_routes_check(variant: str, seed: int) -> None:
     instance = sample_instance(variant, 5, seed, customers=8)
     three = solve_gold(instance, two_index=False)
@@ -73,3 +87,16 @@ def test_two_index_gold_labels_its_probes_and_passes_them(path: str, customers: 
     for sample in report.samples:
         verdict = verify(sample.gold_code, sample)
         assert verdict.reward == pytest.approx(1.0), verdict
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", TWO_INDEX_VARIANTS)
+def test_a_fleet_of_twelve_at_twelve_customers_gets_a_gold_that_passes_its_own_probes(variant: str) -> None:
+    instance = with_fleet(variant, 1, 12, 12)
+    assert max(model_size(render_gold(instance, two_index=False))) > LICENCE_LIMIT
+    assert choose_features(instance).two_index
+    report = build_samples(instance, relax_instance=False)
+    assert report.samples, report.records
+    assert all(r.outcome.value in ("kept", "not_applicable") for r in report.records), report.records
+    for sample in report.samples:
+        assert verify(sample.gold_code, sample).reward == pytest.approx(1.0)
