@@ -17,10 +17,12 @@ What is read, and what is not:
   distinct vehicles of their own depot by a matching over the vehicles each route fits on alone,
   so a plan passes when *some* assignment of its routes to the fleet is feasible (which vehicle
   drives a route is not in such a model's answer).
-* A route that leaves one depot and ends at another is a ``route_structure`` violation; a route
-  whose arcs stop at a customer is read as returning to its own depot (open routes do; a closed
-  model may keep its return arcs in another variable), so a missing return never fails the check
-  by itself. Arcs between depots carry no customer and are skipped.
+* A closed route that leaves one depot and ends at another carries that end (``end_depot``), which
+  the checker reports under ``route_structure``; a route whose arcs stop at a customer is read as
+  returning to its own depot (a closed model may keep its return arcs in another variable), so a
+  missing return never fails the check by itself. Open routes end at their last customer whatever
+  return arcs a model keeps (zero-cost returns are a common way to write them). Arcs between depots
+  carry no customer and are skipped.
 
 The function ``judge_plan`` is pure (no gurobipy): the sandbox's supervisor runs it again on the plan
 a child reports, so a forged "passed" has to be a plan the checker accepts.
@@ -31,7 +33,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vrpcoder_client.verdicts import Family, OptimumCheck, PlanRoute, PlanViolation
 
@@ -245,24 +247,16 @@ def judge_plan(
     """The checker's verdict on a decoded plan, as the verdict's record (pure: no solver).
 
     ``fragments`` describe arcs that form neither a route nor a cycle (flow that no depot feeds);
-    each is a ``route_structure`` violation, as is a route that ends at another depot."""
+    each is a ``route_structure`` violation (the checker reports a route that ends at another depot
+    under the same family)."""
     solution = Solution(
-        routes=tuple(Route(vehicle=r.vehicle, depot=r.depot, visits=r.visits) for r in routes),
+        routes=tuple(Route(vehicle=r.vehicle, depot=r.depot, visits=r.visits, end_depot=r.end_depot) for r in routes),
         cycles=tuple(Cycle(visits=tuple(c)) for c in cycles if len(c) >= 2),
     )
     report = check(instance, solution)
     violations = [
         PlanViolation(family=v.family, detail=_with_route(v.detail, v.vehicle, routes, instance), vehicle=v.vehicle)
         for v in report.violations
-    ]
-    violations += [
-        PlanViolation(
-            family=Family.ROUTE_STRUCTURE,
-            detail=f"{describe_route(r, instance)} leaves depot {r.depot} and ends at depot {r.end_depot}",
-            vehicle=r.vehicle,
-        )
-        for r in routes
-        if r.end_depot is not None
     ]
     violations += [
         PlanViolation(family=Family.SUBTOUR, detail=f"customer {c[0]} is driven back to itself", vehicle=None)
@@ -303,7 +297,10 @@ def check_optimum(
             passed=False, violations=(violation,), reading="x is not integral", seconds=time.perf_counter() - started
         )
     layer_is_vehicle = reads_layer_as_vehicle(instance, dims, layers)
-    routes, cycles, reading = plan_from_tours(instance, decoded.tours, layer_is_vehicle=layer_is_vehicle)
+    tours = decoded.tours
+    if instance.has(Module.OPEN):
+        tours = tuple(replace(t, end=None) if t.start is not None else t for t in tours)
+    routes, cycles, reading = plan_from_tours(instance, tours, layer_is_vehicle=layer_is_vehicle)
     fragments = [
         f"x's arcs {' -> '.join(map(str, t.visits))}"
         + (f" -> depot {t.end}" if t.end is not None else "")
