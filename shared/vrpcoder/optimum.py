@@ -169,9 +169,13 @@ def _plan_route(tour: Tour, vehicle: int) -> PlanRoute:
 
 
 def _assign_vehicles(instance: Instance, routes: Sequence[Tour]) -> list[int]:
-    """A distinct vehicle of each route's depot on which the route alone breaks nothing, where a
-    matching finds one for every route; otherwise each route in turn takes the first vehicle of its
-    depot not yet taken (and the checker says what is wrong with that)."""
+    """A distinct vehicle of each route's depot.
+
+    Where a depot's vehicles differ, a matching looks for one on which each route alone breaks
+    nothing (a route that only the big truck can carry gets the big truck). Where they are alike, or
+    no matching exists, each route in turn takes the first vehicle of its depot not yet taken, and
+    the checker says what is wrong with that plan: a route no vehicle can carry, or more routes than
+    the depot has vehicles (one vehicle then drives two routes, a ``route_structure`` violation)."""
     count = len(instance.vehicles)
     if not _identical_per_depot(instance):
         options = [[k for k in range(count) if _fits(instance, route, k)] for route in routes]
