@@ -18,6 +18,7 @@ import gurobipy as gp
 from vrpcoder_client.verdicts import (
     DiffCheck,
     OptimumCheck,
+    PlanViolation,
     ProbeResult,
     RewardWeights,
     Verdict,
@@ -261,7 +262,11 @@ _MIN_CONTINUATION_SECONDS = 0.5
 def _check_own_optimum(built: BuiltCandidate, instance: Instance, xvar: RoutingVariable, node_map: NodeMap) -> OptimumCheck:
     """The optimum check on the model's incumbent ``x`` (read now: INJ resets the model)."""
     keys = list(xvar.arcs)
-    values = built.model.getAttr("X", [xvar.arcs[key] for key in keys]) if keys else []
+    try:
+        values = built.model.getAttr("X", [xvar.arcs[key] for key in keys]) if keys else []
+    except gp.GurobiError as exc:  # the candidate's callback reset or changed its model mid-solve
+        unread = PlanViolation(family=Family.ROUTE_STRUCTURE, detail=f"x's values cannot be read ({exc})")
+        return OptimumCheck(passed=False, violations=(unread,), reading="x unreadable")
     return check_optimum(
         instance, dict(zip(keys, map(float, values), strict=True)), node_map.index, dims=xvar.dims, layers=xvar.vehicles
     )
