@@ -21,9 +21,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -213,6 +215,7 @@ class StageClock:
     """Seconds spent per stage in this process (reported, never written into the dataset)."""
 
     seconds: Counter[str] = field(default_factory=Counter)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -220,7 +223,8 @@ class StageClock:
         try:
             yield
         finally:
-            self.seconds[name] += time.perf_counter() - started
+            with self._lock:
+                self.seconds[name] += time.perf_counter() - started
 
 
 @dataclass
@@ -316,12 +320,15 @@ def run(
     computed = 0
     stopped: str | None = None
     batch = config.verifier.batch_size
+    parallel = config.teacher.concurrency if config.teacher.kind == "openai" else 1
     for start in range(0, len(todo), batch):
         chunk = todo[start : start + batch]
         if stop_after is not None and computed >= stop_after:
             return RunReport(out, sorted(records.values(), key=lambda r: r.id), computed, clock, len(samples))
         try:
-            prepared = [(item, *_prepare(item, writer, coder, clock)) for item in chunk]
+            # A teacher answers several items at once (its client bounds the requests in flight).
+            with ThreadPoolExecutor(max_workers=parallel) as pool:
+                prepared = [(item, *done) for item, done in zip(chunk, pool.map(lambda i: _prepare(i, writer, coder, clock), chunk), strict=True)]
         except BudgetExceeded as exc:
             stopped = str(exc)
             break

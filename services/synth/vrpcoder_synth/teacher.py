@@ -285,6 +285,9 @@ class TeacherWriter:
     client: TeacherClient
     critic_rounds: int = 2
     name: str = "teacher"
+    _drafts: dict[str, tuple[str, FidelityReport]] = field(default_factory=dict, repr=False)
+    _locks: dict[str, threading.Lock] = field(default_factory=dict, repr=False)
+    _guard: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def close(self) -> None:
         self.client.close()
@@ -303,6 +306,17 @@ class TeacherWriter:
         return check_text(text, sample.instance, id_map, self._vocabulary(sample))
 
     def scenario(self, sample: Sample) -> tuple[str, FidelityReport]:
+        """The scenario statement of ``sample``, worked out once even when several paths of the
+        same sample ask for it at the same time (the other paths rewrite it)."""
+        key = hashlib.sha256(sample.model_dump_json().encode()).hexdigest()
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._drafts:
+                self._drafts[key] = self._draft_critique_repair(sample)
+            return self._drafts[key]
+
+    def _draft_critique_repair(self, sample: Sample) -> tuple[str, FidelityReport]:
         """Draft, then up to ``critic_rounds`` of critic + repair; the last text and its checks."""
         hint = choose_hint(sample.variant, sample.seed, sample.profile)
         code = sample.gold_code
