@@ -18,7 +18,17 @@ cache: the same requests again, one at a time, 32 at a time, and as batches. Iss
 median service overhead <= 15 ms/job, throughput >= 90 % of in-process on the same cores, cache
 hits >= 1000 verifications/s.
 
-    .venv/bin/python benchmarks/verifier_throughput.py [--jobs 40] [--size small|medium] [--executor auto|sandbox|in-process]
+Two more modes answer questions of a training run:
+
+* ``--mode scaling``: one batch of ``--jobs`` jobs through the service with N = 1 .. cores - 2
+  workers (at least 1 and 2), jobs/s per N against 0.8 x N times the 1-worker figure, beside N plain
+  in-process verifiers;
+* ``--mode loop-group``: a GRPO group of 8 whose first member loops forever in ``build_model``
+  (busy, burning a core, and sleeping, holding only a worker), against the other 7 sent alone:
+  how long the 7 take in each case (target: within 1.5 x with >= 2 workers).
+
+    .venv/bin/python benchmarks/verifier_throughput.py [--mode full|scaling|loop-group] [--jobs 40]
+        [--size small|medium] [--executor auto|sandbox|in-process] [--workers 2 3]
 """
 
 from __future__ import annotations
@@ -128,7 +138,7 @@ def sandbox_direct(jobs: list[Job], executor: str) -> tuple[Figures, Figures] | 
     """The executor the workers use, called directly: separates the sandbox's cost from the queue's.
     Returns (sandbox, in-process), each job run in-process just before it runs in the sandbox."""
     from vrpcoder_verifier.settings import Settings
-    from vrpcoder_verifier.worker import InProcessExecutor, NoSandboxError, build_executor
+    from vrpcoder_verifier.executors import InProcessExecutor, NoSandboxError, build_executor
 
     try:
         runner = build_executor(Settings(executor=executor))
@@ -344,16 +354,118 @@ def _ratio(numerator: float | None, denominator: float | None) -> str:
     return f"{100 * numerator / denominator:.0f} %" if numerator and denominator else "n/a"
 
 
+def scaling_counts(cores: int) -> list[int]:
+    """Worker counts 1 .. cores - 2 (two cores stay for the API, Redis and the client), at least 1 and 2."""
+    return list(range(1, max(2, cores - 2) + 1))
+
+
+def _batch_rate(stack: LocalStack, jobs: list[Job], tag: str) -> float:
+    """Jobs/s of one batch of ``jobs`` (made unique by ``tag``) through the service."""
+    batch = _unique(jobs, tag)
+    with VerifierClient(stack.base_url, stack.token, timeout=900) as client:
+        for sample in {id(s): s for _, s in jobs}.values():
+            client.register_sample(sample)
+        seconds = _timed(lambda: client.verify_batch([c for c, _ in batch], [s for _, s in batch], options=OPTIONS, wait=60))
+    return len(batch) / seconds
+
+
+def scaling(jobs: list[Job], executor: str, rounds: int) -> None:
+    """Jobs/s of one batch with N = 1 .. cores - 2 workers, against N in-process verifiers."""
+    cores = os.cpu_count() or 1
+    table = Table(title=f"scaling: one batch of {len(jobs)} jobs, executor {executor}, {cores} cores (best of {rounds})")
+    for col in ("workers", "service jobs/s", "x 1 worker", "target 0.8 x N", "in-process N procs jobs/s", "service / in-process"):
+        table.add_column(col, justify="right")
+    first: float | None = None
+    with local_redis() as redis_url:
+        for workers in scaling_counts(cores):
+            settings = stack_settings(redis_url, executor=executor, check_licence=False)
+            try:
+                with LocalStack(settings, workers=workers) as stack:
+                    time.sleep(2 * settings.worker_heartbeat_seconds)  # every worker is counted alive
+                    _batch_rate(stack, jobs[: 2 * workers], "warm-up")
+                    rate = max(_batch_rate(stack, jobs, f"scaling {workers} round {r}") for r in range(rounds))
+            finally:
+                purge(settings)
+            plain = in_process_rate(jobs, workers)
+            first = first or rate
+            table.add_row(str(workers), f"{rate:.1f}", f"{rate / first:.2f}", f"{0.8 * workers:.1f}", f"{plain:.1f}", _ratio(rate, plain))
+    console.print(table)
+
+
+LOOPS = {
+    "busy loop": "def build_model():\n    while True:\n        pass\n",
+    "sleeping loop": "def build_model():\n    import time\n    while True:\n        time.sleep(1)\n",
+}
+"""Members that never finish their build: one burns a core until its wall limit, one only holds a worker."""
+LOOP_OPTIONS = VerifyOptions(time_limit=2.0)
+"""A short time limit keeps each loop's derived wall limit (and the benchmark) short; the gold jobs
+need far less."""
+
+
+def _seven(client: VerifierClient, group: list[Job], loop: str | None, tag: str) -> float:
+    """Seconds until the 7 members after the first have their verdicts (the first: ``loop`` or absent)."""
+    members = _unique(group, tag)
+    codes, samples = [c for c, _ in members], [s for _, s in members]
+    if loop is not None:
+        codes, samples = [loop, *codes], [samples[0], *samples]
+    started = time.perf_counter()
+    pending = client.verify_batch(codes, samples, options=LOOP_OPTIONS, wait=0.0, until_done=False)
+    done = client.wait(pending[-len(members):], timeout=600)
+    seconds = time.perf_counter() - started
+    if not all(r.reward == 1.0 for r in done):
+        raise RuntimeError(f"a gold member did not earn 1.0: {[r.reward for r in done]}")
+    if loop is not None:
+        client.wait(pending[:1], timeout=600)  # the loop ends at its wall limit; the next round starts clean
+    return seconds
+
+
+def loop_group(jobs: list[Job], executor: str, worker_counts: Sequence[int], rounds: int) -> None:
+    """A group of 8 with one looping member against its 7 other members alone, per worker count."""
+    group = jobs[:7]
+    table = Table(title=f"a group of 8 with one looping member, executor {executor}, {os.cpu_count()} cores "
+                        f"(median of {rounds} rounds)")
+    for col in ("workers", "loop", "7 alone s", "7 beside the loop s", "ratio (target <= 1.5)"):
+        table.add_column(col, justify="left" if col == "loop" else "right")
+    with local_redis() as redis_url:
+        for workers in worker_counts:
+            settings = stack_settings(redis_url, executor=executor, check_licence=False, job_build_seconds=2.0,
+                                      job_grace_seconds=2.0)
+            try:
+                with LocalStack(settings, workers=workers) as stack, VerifierClient(stack.base_url, stack.token, timeout=900) as client:
+                    time.sleep(2 * settings.worker_heartbeat_seconds)
+                    for sample in {id(s): s for _, s in group}.values():
+                        client.register_sample(sample)
+                    _seven(client, group, None, "warm-up")
+                    for name, loop in LOOPS.items():
+                        alone = statistics.median(_seven(client, group, None, f"{name} alone {r}") for r in range(rounds))
+                        beside = statistics.median(
+                            _seven(client, group, f"{loop}# round {r}\n", f"{name} beside {r}") for r in range(rounds)
+                        )
+                        table.add_row(str(workers), name, f"{alone:.2f}", f"{beside:.2f}", f"{beside / alone:.2f}")
+            finally:
+                purge(settings)
+    console.print(table)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=("full", "scaling", "loop-group"), default="full")
     parser.add_argument("--jobs", type=int, default=40)
     parser.add_argument("--executor", choices=("auto", "sandbox", "in-process"), default="auto")
     parser.add_argument("--cache-repeats", type=int, default=10, help="Rounds of cache-hit requests.")
     parser.add_argument("--size", choices=tuple(SIZES), default="small", help="Instance size of the jobs.")
+    parser.add_argument("--rounds", type=int, default=3, help="Rounds per figure in the scaling and loop-group modes.")
+    parser.add_argument("--workers", type=int, nargs="+", default=[2, 3], help="Worker counts of the loop-group mode.")
     args = parser.parse_args()
     jobs = _jobs(args.jobs, SIZES[args.size])
     for code, sample in jobs[: len(POINTS)]:
         verify(code, sample, CONFIG)  # warm Gurobi and imports, as the workers are warm
+    if args.mode == "scaling":
+        scaling(jobs, args.executor, args.rounds)
+        return 0
+    if args.mode == "loop-group":
+        loop_group(jobs, args.executor, args.workers, args.rounds)
+        return 0
     floor = process_floor(jobs)
     direct = sandbox_direct(jobs, args.executor)
     runs: dict[int, ServiceRun] = {}

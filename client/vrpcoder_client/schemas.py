@@ -40,8 +40,18 @@ class VerifyOptions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    time_limit: float | None = Field(default=None, gt=0.0)
-    """Gurobi time limit per solve in seconds; None takes the service default, larger values are refused."""
+    time_limit: float | None = Field(
+        default=None,
+        gt=0.0,
+        description=(
+            "Gurobi time limit per solve, in seconds; null takes the service's default, a value above its cap "
+            "is refused (422). It also bounds the whole job: wall = job_build_seconds + time_limit * (probes + 2) "
+            "+ job_grace_seconds, at most the service's sandbox_wall_seconds (one candidate solve, one query per "
+            "probe and one control query; defaults 10 s, 5 s and 600 s). A job past it ends as `timeout`."
+        ),
+    )
+    """Gurobi time limit per solve in seconds; None takes the service default, larger values are refused.
+    The service derives the job's wall limit from it (see the description)."""
     diff_tolerance: float = Field(default=1e-3, ge=0.0)
     weights: RewardWeights = RewardWeights()
 

@@ -219,6 +219,14 @@ def test_openapi_documents_the_versioned_routes(stack: LocalStack) -> None:
     assert {"/v1/verify", "/v1/verify/batch", "/v1/jobs/{job_id}", "/v1/samples", "/readyz"} <= set(paths)
 
 
+def test_openapi_documents_how_a_job_s_wall_limit_is_derived(stack: LocalStack) -> None:
+    schema = httpx.get(f"{stack.base_url}/openapi.json").json()
+    time_limit = schema["components"]["schemas"]["VerifyOptions"]["properties"]["time_limit"]
+    assert "time_limit * (probes + 2)" in time_limit["description"]
+    for path in ("/v1/verify", "/v1/verify/batch"):
+        assert "sandbox_wall_seconds" in schema["paths"][path]["post"]["description"]
+
+
 def test_a_wait_longer_than_redis_read_timeouts_still_gets_the_verdict(
     stack: LocalStack, client: VerifierClient, cvrp: Sample
 ) -> None:

@@ -39,27 +39,74 @@ def redis_server() -> Iterator[RedisServer]:
         server.close()
 
 
-def _stack(server: RedisServer, log_dir: Path, workers: int = 2, **overrides: object) -> LocalStack:
+def _stack(
+    server: RedisServer, log_dir: Path, workers: int = 2, worker_log_level: str = "WARNING", **overrides: object
+) -> LocalStack:
     settings = stack_settings(server.url, executor=EXECUTOR, allow_unsandboxed=True, check_licence=False, **overrides)
-    return LocalStack(settings, workers=workers, log_dir=log_dir)
+    return LocalStack(settings, workers=workers, log_dir=log_dir, worker_log_level=worker_log_level)
 
 
-def _worker_running(stack: LocalStack, job_id: str, timeout: float = 20.0) -> int:
-    """Index of the worker process that has started ``job_id``."""
-    client = redis.Redis.from_url(stack.settings.redis_url, decode_responses=True)
-    registry = f"rq:wip:{stack.settings.queue_name}"
+def _worker_running(stack: LocalStack, item_id: str, timeout: float = 20.0) -> int:
+    """Index of the worker process whose drain has taken the item ``item_id``."""
+    settings = stack.settings
+    client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
+    registry = f"rq:wip:{settings.queue_name}"
     deadline = time.monotonic() + timeout
     try:
+        token = client.get(settings.key("item", item_id))
+        assert token is not None, f"item {item_id} is not ours"
         while time.monotonic() < deadline:
             for entry in client.zrange(registry, 0, -1):
-                if str(entry).startswith(job_id):
+                drain_id = str(entry).partition(":")[0]
+                if item_id in client.lrange(settings.key("batch", str(token), "taken", drain_id), 0, -1):
                     name = client.hget(f"rq:execution:{entry!s}", "worker_name")
                     assert isinstance(name, str)
                     return int(name.rsplit("-w", 1)[1].split("-")[0])
             time.sleep(0.05)
     finally:
         client.close()
-    raise AssertionError(f"job {job_id} never started")
+    raise AssertionError(f"item {item_id} never started")
+
+
+def _record(stack: LocalStack, item_id: str) -> str | None:
+    client = redis.Redis.from_url(stack.settings.redis_url, decode_responses=True)
+    try:
+        value = client.get(stack.settings.key("job", item_id))
+        return None if value is None else str(value)
+    finally:
+        client.close()
+
+
+def test_a_drain_whose_worker_dies_is_rerun_and_redoes_no_finished_item(
+    redis_server: RedisServer, tmp_path: Path, cvrp: Sample
+) -> None:
+    golds = [f"{cvrp.gold_code}\n# fast {i}\n" for i in range(5)]
+    with _stack(redis_server, tmp_path) as stack, VerifierClient(stack.base_url, stack.token) as client:
+        time.sleep(2 * stack.settings.worker_heartbeat_seconds)  # the API has counted both workers
+        pending = client.verify_batch([slow_gold(cvrp, 4.0), *golds], cvrp, options=OPTIONS, wait=0.0, until_done=False)
+        assert pending[0].job_id is not None
+        worker = _worker_running(stack, pending[0].job_id)
+        finished = client.wait(pending[1:], timeout=30)
+        records = [_record(stack, str(r.job_id)) for r in finished]
+        _kill(stack.worker_processes[worker])
+        done = client.wait(pending, timeout=60)
+        assert all(r.state is JobState.FINISHED and r.reward == pytest.approx(1.0) for r in done)
+        assert [_record(stack, str(r.job_id)) for r in finished] == records, "a finished item was verified again"
+
+
+def test_a_drain_whose_worker_dies_without_retries_fails_only_the_item_it_held(
+    redis_server: RedisServer, tmp_path: Path, cvrp: Sample
+) -> None:
+    golds = [f"{cvrp.gold_code}\n# beside a dying worker {i}\n" for i in range(5)]
+    with _stack(redis_server, tmp_path, job_retries=0) as stack, VerifierClient(stack.base_url, stack.token) as client:
+        time.sleep(2 * stack.settings.worker_heartbeat_seconds)
+        pending = client.verify_batch([slow_gold(cvrp, 30.0), *golds], cvrp, options=OPTIONS, wait=0.0, until_done=False)
+        assert pending[0].job_id is not None
+        _kill(stack.worker_processes[_worker_running(stack, pending[0].job_id)])
+        done = client.wait(pending, timeout=40)
+        assert done[0].state is JobState.FAILED and done[0].reward is None
+        assert done[0].failure is not None and "died" in done[0].failure
+        assert all(r.state is JobState.FINISHED and r.reward == pytest.approx(1.0) for r in done[1:])
 
 
 def _kill(process: object) -> None:
@@ -137,30 +184,11 @@ LOOP_LIMITS: dict[str, object] = {"job_build_seconds": 2.0, "job_grace_seconds":
 """A short build allowance, so that a loop's derived wall limit is a few seconds, not minutes."""
 
 
-def test_a_looping_build_ends_as_timeout_within_the_limit_its_request_derives(
+def test_a_looping_member_ends_as_timeout_within_its_derived_limit_and_delays_no_other_member(
     redis_server: RedisServer, tmp_path: Path, cvrp: Sample
 ) -> None:
-    if not sandbox_report().available:
-        pytest.skip("only the sandbox enforces a job's wall limit")
-    options = VerifyOptions(time_limit=1.0)
-    with _stack(redis_server, tmp_path, workers=1, **LOOP_LIMITS) as stack, VerifierClient(stack.base_url, stack.token) as client:
-        bound = stack.settings.job_wall_seconds(options.time_limit or 0.0, len(cvrp.probes))
-        assert bound < 20.0
-        started = time.monotonic()
-        pending = client.verify(LOOP, cvrp, options=options, wait=0.0, until_done=False)
-        result = client.wait([pending], timeout=bound + 15.0)[0]
-        seconds = time.monotonic() - started
-        assert result.state is JobState.FINISHED, f"the loop was still running after {seconds:.0f} s"
-        assert result.verdict is not None and result.verdict.error is not None
-        assert result.verdict.error.kind is ErrorKind.TIMEOUT and result.reward == 0.0
-        assert seconds < bound + 5.0
-        assert f"{bound:g} s" in result.verdict.error.detail
-
-
-def test_a_looping_member_of_a_batch_delays_no_other_member(
-    redis_server: RedisServer, tmp_path: Path, cvrp: Sample
-) -> None:
-    """[loop, 7 x gold] with two workers: the seven verdicts come back while the loop still runs."""
+    """[loop, 7 x gold] with two workers: the seven verdicts come back while the loop still runs, and
+    the loop ends as ``timeout`` within the wall limit its request's time limit derives."""
     if not sandbox_report().available:
         pytest.skip("only the sandbox enforces a job's wall limit")
     options = VerifyOptions(time_limit=2.0)
@@ -168,6 +196,7 @@ def test_a_looping_member_of_a_batch_delays_no_other_member(
     with _stack(redis_server, tmp_path, workers=2, **LOOP_LIMITS) as stack, VerifierClient(stack.base_url, stack.token) as client:
         time.sleep(2 * stack.settings.worker_heartbeat_seconds)
         bound = stack.settings.job_wall_seconds(options.time_limit or 0.0, len(cvrp.probes))
+        assert bound < 20.0
         started = time.monotonic()
         pending = client.verify_batch([LOOP, *golds], cvrp, options=options, wait=0.0, until_done=False)
         seven = client.wait(pending[1:], timeout=bound)
@@ -177,8 +206,30 @@ def test_a_looping_member_of_a_batch_delays_no_other_member(
         assert client.job(pending[0].job_id).state is JobState.RUNNING, "the loop ended before the others"
         assert seconds < bound / 2, f"the seven took {seconds:.1f} s, the loop may hold a worker for {bound:.0f} s"
         loop = client.wait(pending[:1], timeout=bound + 15.0)[0]
+        seconds = time.monotonic() - started
+        assert loop.state is JobState.FINISHED, f"the loop was still running after {seconds:.0f} s"
         assert loop.verdict is not None and loop.verdict.error is not None
-        assert loop.verdict.error.kind is ErrorKind.TIMEOUT
+        assert loop.verdict.error.kind is ErrorKind.TIMEOUT and loop.reward == 0.0
+        assert f"{bound:g} s" in loop.verdict.error.detail
+        assert seconds < bound + 5.0
+
+
+def test_each_job_writes_one_structured_log_line(redis_server: RedisServer, tmp_path: Path, cvrp: Sample) -> None:
+    marker = "# a comment no log may show"
+    candidates = [f"{cvrp.gold_code}\n{marker}\n", f"def build_model(:\n{marker}\n"]
+    with _stack(redis_server, tmp_path, workers=1, worker_log_level="INFO") as stack, VerifierClient(
+        stack.base_url, stack.token
+    ) as client:
+        gold, broken = client.verify_batch(candidates, cvrp, options=OPTIONS)
+    log = (tmp_path / "worker-0.log").read_text()
+    lines = [line for line in log.splitlines() if " job done " in line]
+    assert len(lines) == 2, log
+    fields = [dict(part.split("=", 1) for part in line.split(" job done ", 1)[1].split()) for line in lines]
+    by_job = {f["job"]: f for f in fields}
+    assert by_job[str(gold.job_id)]["verdict"] == "none" and float(by_job[str(gold.job_id)]["reward"]) == 1.0
+    assert by_job[str(broken.job_id)]["verdict"] == "syntax_error"
+    assert all(f["sample"] and float(f["seconds"]) > 0 and f["sandbox"] for f in fields)
+    assert marker not in log, "a candidate's text reached the log"
 
 
 def _keys(url: str) -> dict[str, int]:

@@ -16,7 +16,7 @@ from vrpcoder_verifier.cache import CachedVerdict, cache_key, cacheable
 from vrpcoder_client.client import RetryPolicy, VerifierClient, VerifierHTTPError, VerifierUnavailable
 from vrpcoder_verifier.api.core.limits import ECHO_CHARS, brief
 from vrpcoder_verifier.api.core.metrics import JobOutcomes
-from vrpcoder_verifier.queue import ItemSpec, infrastructure_verdict, text_fault
+from vrpcoder_verifier.queue import ItemSpec, drains_for, infrastructure_verdict, text_fault
 from vrpcoder_verifier.schemas import (
     BatchRequest,
     BatchResponse,
@@ -113,6 +113,15 @@ def test_a_job_s_wall_limit_follows_its_time_limit_and_probes_up_to_the_cap() ->
     assert settings.job_wall_seconds(1.0, 0) == pytest.approx(17.0)
     assert settings.job_wall_seconds(5.0, 6) - settings.job_wall_seconds(5.0, 5) == pytest.approx(5.0)
     assert settings.job_wall_seconds(120.0, 30) == 600.0
+
+
+@pytest.mark.parametrize(
+    ("items", "workers", "drains"),
+    [(1, 2, 1), (8, 2, 3), (315, 14, 15), (8, 0, 1), (3, 8, 3)],
+    ids=["single", "group", "large-batch", "no-worker-counted", "few-items"],
+)
+def test_a_batch_gets_a_drain_per_alive_worker_and_one_more(items: int, workers: int, drains: int) -> None:
+    assert drains_for(items, workers) == drains
 
 
 def test_an_item_crosses_the_queue_unchanged() -> None:

@@ -1,25 +1,30 @@
-"""The rq side of the service: the job function, how jobs are enqueued, and how dead workers are reaped.
+"""The rq side of the service: the drain job, how batches are enqueued, and how dead workers are reaped.
 
-Every candidate is an rq job of its own (its id is the item's public id), carrying the candidate
-text, the sample's digest, the cache key, the config JSON and the list to notify: only references,
-so a GRPO group against one large sample does not copy the sample into every job. One job per
-candidate is what keeps the items of a batch independent: a looping candidate holds one worker
-until its wall limit, and every other item of its batch goes to whichever worker is free next
-(chunks of items run back to back once left a correct script waiting behind a loop for minutes).
-As a job ends the worker pushes a ``JobNotice`` onto the request's list and keeps the same notice
-under the item's id, and counts the outcome in the service's stats hash, all in one round trip:
-the API blocks on the list instead of polling rq, GET /v1/jobs reads the record (or, while the
-item is pending, its rq job's state), and /metrics reads what ended, wherever it ended.
+A request's candidates are *items*, each with its own public id (what GET /v1/jobs takes). The API
+stores a batch's items in Redis (ids in request order on a list, specs in a hash: only references
+to samples, so a GRPO group against one large sample does not copy the sample per item) and
+enqueues a few *drain* jobs for it, about one per alive worker. Every drain takes items off the
+same list one at a time, atomically, until it is empty. So the items of a batch are independent:
+a looping candidate holds the one drain (and worker) that took it until its wall limit, while the
+other drains finish everything else (chunks of items run back to back once left a correct script
+waiting behind a loop for minutes). And rq's own cost per job, about ten Redis round trips, is paid
+per drain rather than per candidate: a drain costs one round trip per item to take it and one to
+publish it. As an item ends, the worker pushes a ``JobNotice`` onto the request's list, keeps it
+under the item's id, counts the outcome in the service's stats hash and caches the verdict, all in
+one round trip: the API blocks on the list instead of polling, GET /v1/jobs reads the record, and
+/metrics reads what ended, wherever it ended.
 
 A job's wall limit comes from its request: ``Settings.job_wall_seconds`` (build allowance, one
 time limit per solve, grace), capped by the server. The sandbox ends a job past it as ``timeout``.
 
-A worker that dies under a job (OOM kill, node loss) leaves the job in rq's StartedJobRegistry, and
+A worker that dies under a drain (OOM kill, node loss) leaves it in rq's StartedJobRegistry, and
 rq only notices after the job's own timeout plus a minute. Each worker therefore keeps a short-lived
-"alive" key; ``reap_abandoned`` hands the jobs of workers whose key has expired to rq's own
-abandoned-job path, which re-runs them while retries are left and otherwise fails them, so no job
-is lost and none hangs for longer than a few heartbeats. A re-run skips an item that already has a
-record, and a final failure is announced only for an item that has none.
+"alive" key; ``reap_abandoned`` hands the drains of workers whose key has expired to rq's own
+abandoned-job path, which re-runs them while retries are left and otherwise fails them. An item a
+drain had taken stays on that drain's own list until it is published: a re-run finishes it (unless
+it was recorded before the death), a final failure fails it alone, and the batch's other items are
+taken by the other drains (or, if none is left, by a fresh one). No item is lost and none hangs
+for longer than a few heartbeats.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from pydantic import BaseModel, ConfigDict
 from rq import Callback, Queue, Retry, get_current_job
 from rq.exceptions import AbandonedJobError
 from rq.executions import Execution
-from rq.job import Job, JobStatus
+from rq.job import Job
 from rq.queue import EnqueueData
 from rq.serializers import JSONSerializer
 from rq.timeouts import JobTimeoutException, TimerDeathPenalty
@@ -120,6 +125,11 @@ def job_record_key(settings: Settings, item_id: str) -> str:
     return settings.key("job", item_id)
 
 
+def item_batch_key(settings: Settings, item_id: str) -> str:
+    """Which batch an item belongs to, so GET /v1/jobs can tell a pending item from an unknown id."""
+    return settings.key("item", item_id)
+
+
 def stats_key(settings: Settings) -> str:
     """Hash of counts of how items ended (``failed``, ``verdict:<kind>``), written as each one ends."""
     return settings.key("stats")
@@ -132,6 +142,33 @@ def alive_key(settings: Settings, worker_name: str) -> str:
 def alive_index_key(settings: Settings) -> str:
     """Sorted set of worker names by last heartbeat: the alive keys to read, found without a SCAN."""
     return settings.key("alive-index")
+
+
+@dataclass(frozen=True, slots=True)
+class BatchKeys:
+    """Where a batch's items wait: ids in request order (``todo``), their specs by id (``items``),
+    and per drain job the ids it has taken and not yet published (``taken``)."""
+
+    todo: str
+    items: str
+    prefix: str
+
+    @classmethod
+    def of(cls, settings: Settings, token: str) -> BatchKeys:
+        prefix = settings.key("batch", token)
+        return cls(todo=f"{prefix}:todo", items=f"{prefix}:items", prefix=prefix)
+
+    def taken(self, drain_id: str) -> str:
+        return f"{self.prefix}:taken:{drain_id}"
+
+
+_TAKE_SCRIPT = """
+local id = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
+if not id then return false end
+return redis.call('HGET', KEYS[3], id)
+"""
+"""Take the next item of a batch: move its id to the drain's taken list and return its spec, in one
+round trip and atomically (no two drains take one item; one that dies leaves it in its list)."""
 
 
 def make_queue(connection: redis.Redis, settings: Settings) -> Queue:
@@ -181,9 +218,15 @@ def verdict_kind(verdict: Verdict) -> str:
 
 
 def publish(
-    connection: redis.Redis, settings: Settings, notify: str, notice: JobNotice, cache_key: str | None = None
+    connection: redis.Redis,
+    settings: Settings,
+    notify: str,
+    notice: JobNotice,
+    cache_key: str | None = None,
+    taken: str | None = None,
 ) -> None:
-    """Record, count and announce how an item ended (and cache its verdict) in one round trip."""
+    """Record, count and announce how an item ended (cache its verdict, and strike it off the
+    ``taken`` list of the drain that ran it) in one round trip."""
     payload = notice.model_dump_json()
     outcome = FAILED_FIELD if notice.verdict is None else VERDICT_FIELD_PREFIX + verdict_kind(notice.verdict)
     with connection.pipeline(transaction=False) as pipe:
@@ -193,11 +236,18 @@ def publish(
         pipe.hincrby(stats_key(settings), outcome, 1)
         pipe.rpush(notify, payload)
         pipe.expire(notify, int(settings.max_wait_seconds) + 60)
+        if taken is not None:
+            pipe.lrem(taken, 1, notice.job_id)
         pipe.execute()
 
 
-def recorded(connection: redis.Redis, settings: Settings, item_id: str) -> bool:
-    return bool(connection.exists(job_record_key(settings, item_id)))
+def unrecorded(connection: redis.Redis, settings: Settings, item_ids: Sequence[str]) -> list[str]:
+    """The ids that have no record yet (a re-run drain skips the items it finished before it died)."""
+    with connection.pipeline(transaction=False) as pipe:
+        for item_id in item_ids:
+            pipe.exists(job_record_key(settings, item_id))
+        found = pipe.execute()
+    return [item_id for item_id, exists in zip(item_ids, found, strict=True) if not exists]
 
 
 def _verify_item(context: WorkerContext, connection: redis.Redis, item: ItemSpec, config: VerifyConfig) -> tuple[JobNotice, str]:
@@ -217,27 +267,16 @@ def _verify_item(context: WorkerContext, connection: redis.Redis, item: ItemSpec
     return JobNotice(job_id=item.id, verdict=ran.verdict), ran.sandbox
 
 
-def run_item(item: dict[str, str], config: str, notify: str) -> None:
-    """The rq job: verify one candidate and publish its notice.
-
-    Nothing is returned: the item's outcome is already recorded under its own id, so storing an rq
-    result as well would be a second write nobody reads. A re-run after its worker died skips an
-    item that was recorded before the death.
-    """
+def _run_one(
+    context: WorkerContext, connection: redis.Redis, raw: bytes | str, config: VerifyConfig, notify: str,
+    enqueued: float, taken: str,
+) -> None:
+    """Verify one item, publish its notice and write the worker's line for it."""
     started = time.monotonic()
-    context = _current_context()
-    job = get_current_job()
-    if job is None:
-        raise RuntimeError("run_item must run inside an rq job")
-    connection = job.connection
-    spec = ItemSpec(**item)
-    rerun = job.retries_left is not None and job.retries_left < context.settings.job_retries
-    if rerun and recorded(connection, context.settings, spec.id):
-        return
-    notice, sandbox = _verify_item(context, connection, spec, VerifyConfig.model_validate_json(config))
-    enqueued = job.enqueued_at.timestamp() if job.enqueued_at else time.time()
+    spec = ItemSpec(**json.loads(raw))
+    notice, sandbox = _verify_item(context, connection, spec, config)
     notice = notice.model_copy(update={"latency": max(0.0, time.time() - enqueued)})
-    publish(connection, context.settings, notify, notice, spec.cache_key)
+    publish(connection, context.settings, notify, notice, spec.cache_key, taken)
     verdict = notice.verdict
     log_event(
         logger, "job done", job=spec.id, sample=spec.sample_id,
@@ -245,6 +284,39 @@ def run_item(item: dict[str, str], config: str, notify: str) -> None:
         reward=verdict.reward if verdict is not None else None,
         seconds=time.monotonic() - started, sandbox=sandbox,
     )
+
+
+def drain(token: str, config: str, notify: str) -> None:
+    """The rq job: take the batch's items one at a time until none is left, publishing each as it ends.
+
+    A batch gets about one drain per alive worker, and every drain takes from the same list, so a
+    slow or looping item holds only the drain (and worker) that took it while the others empty the
+    list: no item waits behind another, and rq's own cost per job (about ten Redis round trips)
+    is paid once per drain, not once per candidate. A drain re-run after its worker died first
+    finishes the items it had taken (those without a record), then takes more.
+    """
+    context = _current_context()
+    job = get_current_job()
+    if job is None:
+        raise RuntimeError("drain must run inside an rq job")
+    connection = job.connection
+    keys = BatchKeys.of(context.settings, token)
+    taken = keys.taken(job.id)
+    verify_config = VerifyConfig.model_validate_json(config)
+    enqueued = job.enqueued_at.timestamp() if job.enqueued_at else time.time()
+    leftover = [raw.decode() if isinstance(raw, bytes) else str(raw) for raw in connection.lrange(taken, 0, -1)]
+    if leftover:
+        todo = set(unrecorded(connection, context.settings, leftover))
+        for item_id in leftover:
+            if item_id not in todo:
+                connection.lrem(taken, 1, item_id)
+                continue
+            raw = connection.hget(keys.items, item_id)
+            if raw is not None:
+                _run_one(context, connection, raw, verify_config, notify, enqueued, taken)
+    take = connection.register_script(_TAKE_SCRIPT)
+    while (raw := take(keys=[keys.todo, taken, keys.items])) is not None:
+        _run_one(context, connection, raw, verify_config, notify, enqueued, taken)
 
 
 def describe_failure(exc_type: type[BaseException] | None, exc_value: BaseException | None) -> str:
@@ -263,85 +335,92 @@ def on_job_failure(
     exc_value: BaseException | None,
     traceback: TracebackType | None,
 ) -> None:
-    """rq failure callback: announce a *final* failure (rq calls this before deciding on a retry),
-    unless the item was recorded before its worker died."""
+    """rq failure callback of a drain: on its *final* failure (rq calls this before deciding on a
+    retry) the items it had taken and not finished fail, and if items of its batch are still
+    waiting, a fresh drain is enqueued for them (they never ran; the other drains may be gone)."""
     if job.retries_left:
         return
     settings = Settings.model_validate_json(job.meta["settings"]) if "settings" in job.meta else Settings()
-    item = ItemSpec(**job.kwargs["item"])
-    if recorded(connection, settings, item.id):
-        return
+    token, notify = str(job.kwargs["token"]), str(job.kwargs["notify"])
+    keys = BatchKeys.of(settings, token)
+    taken = keys.taken(job.id)
     failure = describe_failure(exc_type, exc_value)
-    publish(connection, settings, str(job.kwargs["notify"]), JobNotice(job_id=item.id, failure=failure))
-    log_event(logger, "job failed", logging.WARNING, job=item.id, sample=item.sample_id, verdict="failed",
-              reward=None, failure=failure)
+    held = [raw.decode() if isinstance(raw, bytes) else str(raw) for raw in connection.lrange(taken, 0, -1)]
+    for item_id in unrecorded(connection, settings, held):
+        publish(connection, settings, notify, JobNotice(job_id=item_id, failure=failure), taken=taken)
+        log_event(logger, "job failed", logging.WARNING, job=item_id, verdict="failed", reward=None, failure=failure)
+    connection.delete(taken)
+    if connection.llen(keys.todo):
+        queue = Queue(job.origin, connection=connection, serializer=JSONSerializer)
+        data = _drain_data(token, str(job.kwargs["config"]), notify, dict(job.meta), settings, int(job.timeout or 0))
+        queue.enqueue_many([data])
 
 
 def _settings_meta(settings: Settings) -> str:
     """The few settings the failure callback needs, since it may run in the API's reaper, not a worker."""
-    keep = {"key_prefix", "result_ttl_seconds", "max_wait_seconds"}
+    keep = {"key_prefix", "result_ttl_seconds", "max_wait_seconds", "job_retries"}
     return json.dumps({k: v for k, v in settings.model_dump(mode="json").items() if k in keep})
 
 
-def _job_data(item: ItemSpec, config: str, notify: str, meta: dict[str, str], settings: Settings) -> EnqueueData:
+def _drain_data(token: str, config: str, notify: str, meta: dict[str, str], settings: Settings, timeout: int) -> EnqueueData:
     return Queue.prepare_data(
-        run_item,
-        kwargs={"item": item.wire(), "config": config, "notify": notify},
-        timeout=settings.job_timeout_seconds,
+        drain,
+        kwargs={"token": token, "config": config, "notify": notify},
+        timeout=timeout,
         result_ttl=_FINISHED_JOB_TTL_SECONDS,
         failure_ttl=settings.failure_ttl_seconds,
-        description=f"verify a candidate, sample {item.sample_id[:12]}",
-        job_id=item.id,
+        description=f"drain batch {token[:12]}",
+        job_id=new_id(),
         meta=meta,
         retry=Retry(max=settings.job_retries) if settings.job_retries else None,
         on_failure=Callback(on_job_failure),
     )
 
 
-def enqueue(queue: Queue, items: Sequence[ItemSpec], config: VerifyConfig, notify: str, settings: Settings) -> list[str]:
-    """Enqueue one job per item, all in one round trip (a pipeline)."""
+def drains_for(items: int, alive_workers: int) -> int:
+    """One drain per alive worker and one more (a worker that comes up meanwhile can help), never
+    more than there are items."""
+    return max(1, min(items, alive_workers + 1))
+
+
+def enqueue(
+    queue: Queue, items: Sequence[ItemSpec], config: VerifyConfig, notify: str, settings: Settings, drains: int
+) -> str:
+    """Store the batch's items and enqueue ``drains`` drain jobs, all in one round trip (a
+    transaction, so GET /v1/jobs never sees an item whose drains are not queued yet); returns the
+    batch token."""
+    token = new_id()
+    keys = BatchKeys.of(settings, token)
+    ttl = settings.result_ttl_seconds
     meta = {"settings": _settings_meta(settings)}
-    config_json = config.model_dump_json()
-    datas = [_job_data(item, config_json, notify, meta, settings) for item in items]
+    timeout = settings.job_timeout_seconds * len(items)
+    datas = [_drain_data(token, config.model_dump_json(), notify, meta, settings, timeout) for _ in range(drains)]
     with queue.connection.pipeline() as pipe:
-        jobs = queue.enqueue_many(datas, pipeline=pipe)
+        pipe.hset(keys.items, mapping={item.id: json.dumps(item.wire()) for item in items})
+        pipe.rpush(keys.todo, *(item.id for item in items))
+        pipe.expire(keys.items, ttl)
+        pipe.expire(keys.todo, ttl)
+        for item in items:
+            pipe.set(item_batch_key(settings, item.id), token, ex=ttl)
+        queue.enqueue_many(datas, pipeline=pipe)
         pipe.execute()
-    return [job.id for job in jobs]
-
-
-_RQ_STATES: dict[JobStatus, JobState] = {
-    JobStatus.QUEUED: JobState.QUEUED,
-    JobStatus.DEFERRED: JobState.QUEUED,
-    JobStatus.SCHEDULED: JobState.QUEUED,
-    JobStatus.CREATED: JobState.QUEUED,
-    JobStatus.STARTED: JobState.RUNNING,
-    JobStatus.FINISHED: JobState.FINISHED,
-    JobStatus.FAILED: JobState.FAILED,
-    JobStatus.STOPPED: JobState.FAILED,
-    JobStatus.CANCELED: JobState.FAILED,
-}
+    return token
 
 
 def lookup_job(connection: redis.Redis, settings: Settings, job_id: str) -> VerifyResult | None:
-    """An item's state from its record once it has ended, else from its rq job; None if unknown."""
-    raw = connection.get(job_record_key(settings, job_id))
+    """An item's state: from its record once it has ended; queued while its id waits in its batch's
+    list, running once a drain has taken it; None for an id that is not ours (or has expired)."""
+    with connection.pipeline(transaction=False) as pipe:
+        pipe.get(job_record_key(settings, job_id))
+        pipe.get(item_batch_key(settings, job_id))
+        raw, token = pipe.execute()
     if raw is not None:
         return JobNotice.model_validate_json(raw).result()
-    try:
-        job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
-    except Exception:  # noqa: BLE001 - rq raises NoSuchJobError, or a decode error for ids not ours
+    if token is None:
         return None
-    status = job.get_status(refresh=False)
-    state = _RQ_STATES.get(status, JobState.QUEUED) if status is not None else JobState.QUEUED
-    if state is JobState.FINISHED:
-        value = job.return_value()
-        verdict = Verdict.model_validate(value) if isinstance(value, dict) else None
-        return VerifyResult(job_id=job_id, state=state, verdict=verdict)
-    if state is JobState.FAILED:
-        result = job.latest_result()
-        detail = (result.exc_string or "").strip().splitlines()[-1:] if result is not None else []
-        return VerifyResult(job_id=job_id, state=state, failure=detail[0] if detail else f"job {status}")
-    return VerifyResult(job_id=job_id, state=state)
+    todo = BatchKeys.of(settings, token.decode() if isinstance(token, bytes) else str(token)).todo
+    waiting = connection.lpos(todo, job_id) is not None
+    return VerifyResult(job_id=job_id, state=JobState.QUEUED if waiting else JobState.RUNNING)
 
 
 def reap_abandoned(connection: redis.Redis, queue: Queue, settings: Settings) -> list[str]:

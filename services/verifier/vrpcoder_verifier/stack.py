@@ -141,6 +141,8 @@ class LocalStack:
     workers: int = 2
     port: int = 0
     log_dir: Path | None = None
+    worker_log_level: str = "WARNING"
+    """INFO writes the workers' line per job (job, sample, verdict, reward, seconds, sandbox) to their logs."""
     api_process: subprocess.Popen[bytes] | None = None
     worker_processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     _logs: list[object] = field(default_factory=list)
@@ -176,7 +178,8 @@ class LocalStack:
 
     def start_worker(self) -> subprocess.Popen[bytes]:
         index = len(self.worker_processes)
-        process = self._spawn(f"worker-{index}", "worker", "--name", f"{self.settings.queue_name}-w{index}-{uuid.uuid4().hex[:4]}")
+        name = f"{self.settings.queue_name}-w{index}-{uuid.uuid4().hex[:4]}"
+        process = self._spawn(f"worker-{index}", "worker", "--name", name, "--log-level", self.worker_log_level)
         self.worker_processes.append(process)
         return process
 

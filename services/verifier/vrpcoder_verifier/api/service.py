@@ -5,7 +5,8 @@ read verdicts: one pipeline), and the stored verdict JSON is spliced into the an
 for its reward and error kind. Waiting blocks on a Redis list the jobs push their notices to (one
 list per request), so a request that waits costs one connection and no polling, and a verdict
 reaches the caller within a round trip of the worker finishing. Identical items of one batch share
-one item; every distinct one is a job of its own (see ``queue``), so no item waits behind another.
+one item; the distinct ones are taken one at a time by a few drain jobs (see ``queue``), so no item
+waits behind another.
 Outcomes of jobs are counted where they end (``queue.publish``); this process counts what it
 serves from the cache.
 """
@@ -31,6 +32,7 @@ from vrpcoder_verifier.queue import (
     JobNotice,
     alive_index_key,
     alive_key,
+    drains_for,
     enqueue,
     lookup_job,
     new_id,
@@ -107,7 +109,7 @@ class VerifierService:
     sandbox: SandboxReport
     licence: str = LicenceKind.CHECKING.value
     alive_workers: int = 1
-    """Workers with a fresh heartbeat, refreshed every heartbeat."""
+    """Workers with a fresh heartbeat, refreshed every heartbeat; how many drains a batch gets."""
     _samples: SampleStore = field(init=False)
     _cache: AsyncResultCache = field(init=False)
 
@@ -190,9 +192,10 @@ class VerifierService:
         return [answers[key] for key in keys]
 
     async def _run(self, items: list[ItemSpec], config: VerifyConfig, wait: float) -> dict[str, VerifyResult]:
-        """Enqueue ``items`` (one job each) and wait for their notices; results by item id."""
+        """Enqueue ``items`` (about one drain per alive worker) and wait for their notices; results by item id."""
         notify = notify_key(self.settings, new_id())
-        await asyncio.to_thread(enqueue, self.queue, items, config, notify, self.settings)
+        drains = drains_for(len(items), self.alive_workers)
+        await asyncio.to_thread(enqueue, self.queue, items, config, notify, self.settings, drains)
         return await self._collect(notify, [item.id for item in items], wait)
 
     async def _collect(self, notify: str, item_ids: list[str], wait: float) -> dict[str, VerifyResult]:
@@ -267,7 +270,7 @@ class VerifierService:
     async def reap_forever(self) -> None:
         """The API reaps too, so a job held by a dead worker fails cleanly even when no worker is left.
 
-        The same beat refreshes the count of alive workers.
+        The same beat refreshes the count of alive workers that sizes each batch's drains.
         """
         while True:
             await asyncio.sleep(self.settings.worker_heartbeat_seconds)

@@ -2,6 +2,8 @@
 
 The service hands back the JSON bodies ready-made (cache hits carry the stored verdict as it is), so
 the routes return them as they are; ``response_model`` still documents them in the OpenAPI schema.
+The descriptions below are what a client reads in /docs: how long a job may run, and that every
+item of a batch is a job of its own.
 """
 
 from __future__ import annotations
@@ -19,14 +21,28 @@ router = APIRouter(tags=["verify"], dependencies=[Authorized])
 _PENDING: dict[int | str, dict[str, Any]] = {202: {"description": "Not finished within the wait; poll GET /v1/jobs/{id}."}}
 
 
-@router.post("/verify", response_model=VerifyResult, responses=_PENDING)
+_TIME_LIMITS = (
+    "Each candidate is one job, with a wall limit derived from `options.time_limit`: "
+    "`job_build_seconds + time_limit * (probes + 2) + job_grace_seconds` (the candidate's build, its solve, "
+    "one query per probe and one control query, and the service's own work), at most the service's "
+    "`sandbox_wall_seconds`. A job past it (say, a loop in `build_model`) ends as a `timeout` verdict."
+)
+
+
+@router.post("/verify", response_model=VerifyResult, responses=_PENDING, description=(
+    "Verify one candidate against an inline or registered sample, waiting up to `wait` seconds. " + _TIME_LIMITS
+))
 async def verify(request: VerifyRequest, service: ServiceDep) -> Response:
     """Verify one candidate against an inline or registered sample, waiting up to ``wait`` seconds."""
     answer = await service.verify(request)
     return _json(answer.body, done=answer.done)
 
 
-@router.post("/verify/batch", response_model=BatchResponse, responses=_PENDING)
+@router.post("/verify/batch", response_model=BatchResponse, responses=_PENDING, description=(
+    "Verify a group of candidates; results come back in request order (202 if any is still pending). "
+    "Items are independent: a slow or looping item holds one worker and delays no other item's verdict. "
+    + _TIME_LIMITS
+))
 async def verify_batch(request: BatchRequest, service: ServiceDep) -> Response:
     """Verify a group of candidates; results come back in request order (202 if any is still pending)."""
     answers = await service.verify_batch(request)
