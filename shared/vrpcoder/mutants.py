@@ -18,7 +18,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from vrpcoder.attacks.derived import fewest_vehicles_plan
+from vrpcoder.attacks.derived import fewest_vehicles_plan, service_lateness_impossible, violation_impossible
 from vrpcoder.candidate import build_candidate
 from vrpcoder.errors import VerificationFailure
 from vrpcoder.families import Family
@@ -408,13 +408,43 @@ def fleet_always_full(instance: Instance) -> bool:
     return proven and plan is not None and sum(1 for r in plan.routes if r.visits) == len(instance.vehicles)
 
 
+def _never_broken(family: Family) -> Callable[[Instance], bool]:
+    def implied(instance: Instance) -> bool:
+        return violation_impossible(instance, family)
+
+    implied.__doc__ = (
+        f"Whether the gold model without its {family.value} module, asked for a plan that breaks "
+        f"{family.value} and keeps every other rule, proves there is none."
+    )
+    return implied
+
+
+def capacity_never_broken(instance: Instance) -> bool:
+    """Whether no plan can overload a vehicle while keeping every other rule: by load alone, or
+    proven by the gold model without its capacity module asked for an overloaded route."""
+    return no_overload_possible(instance) or violation_impossible(instance, Family.CAPACITY)
+
+
+def service_never_late(instance: Instance) -> bool:
+    """Whether no plan that is on time with service times left out is late with them: no service
+    times at all, or proven by the gold model without them asked for such a late plan."""
+    return no_service_times(instance) or service_lateness_impossible(instance)
+
+
 IMPLIED_ON_INSTANCE: dict[str, Callable[[Instance], bool]] = {
     "spurious:every_vehicle_used": fleet_always_full,
     "relax:capacity_linehaul_only": pickups_always_fit,
     "relax:capacity_backhaul_only": deliveries_always_fit,
-    "omit:capacity": no_overload_possible,
-    "relax:service_time_omitted": no_service_times,
+    "omit:capacity": capacity_never_broken,
+    "relax:service_time_omitted": service_never_late,
     "spurious:windows_tightened": no_service_times,
+    "omit:time_window": _never_broken(Family.TIME_WINDOW),
+    "relax:time_window_no_close": _never_broken(Family.TIME_WINDOW),
+    "omit:precedence": _never_broken(Family.PRECEDENCE),
+    "omit:pairing": _never_broken(Family.PAIRING),
+    "omit:distance": _never_broken(Family.DISTANCE),
+    "omit:compartment": _never_broken(Family.COMPARTMENT),
+    "omit:backhaul": _never_broken(Family.BACKHAUL),
 }
 """Spurious rules with a test that they cut off no feasible plan of a given instance, and relaxed
 rules with a test that what they drop never binds on it. On such an instance the mutant has the
@@ -444,7 +474,8 @@ def equivalence_reason(rule: MutationRule, instances: Iterable[Instance]) -> str
     if rule.kind is MutantKind.OMIT and is_equivalent_omission(instances[0].variant, rule.family):
         return "time propagation already rules out every depot-free cycle"
     implied = IMPLIED_ON_INSTANCE[rule.name]
-    return (implied.__doc__ or implied.__name__).strip().splitlines()[0]
+    paragraph = (implied.__doc__ or implied.__name__).strip().split("\n\n")[0]
+    return " ".join(paragraph.split())
 
 
 class MutantReport(BaseModel):

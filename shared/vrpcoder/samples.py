@@ -18,7 +18,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from vrpcoder.attacks import Attack, AttackSkipped, run_attacks, run_edge_attacks
-from vrpcoder.attacks.derived import derived_attack, fewest_vehicles_plan
+from vrpcoder.attacks.derived import derived_attack, derived_service_time, fewest_vehicles_plan
 from vrpcoder.candidate import BuiltCandidate, build_candidate
 from vrpcoder.checker import check
 from vrpcoder.errors import VerificationFailure
@@ -31,7 +31,7 @@ from vrpcoder.probes import Label, Probe
 from vrpcoder.relaxation import relax
 from vrpcoder.sampling import sample_instance
 from vrpcoder.solutions import Solution
-from vrpcoder.variants import ATTACKERS, DERIVED_ATTACKERS, Attacker
+from vrpcoder.variants import ATTACKERS, DERIVED_ATTACKERS, Attacker, Module
 
 BASE_KIND = "base"
 
@@ -259,14 +259,20 @@ def _derived(
     gold: _GoldModel, instance: Instance, kept: list[Probe], time_limit: float, report: BuildReport
 ) -> list[Probe]:
     """Gold-derived probes for the families the variant encodes that no kept probe of the base
-    sample breaks (issue 14.4: the fallback behind the hand-written attackers)."""
+    sample breaks (issue 14.4: the fallback behind the hand-written attackers), and with hard
+    windows a service-time-only lateness where the edge attacker found none."""
     covered = {f for p in kept if p.attacker is not None for f in ATTACKERS[p.attacker].reveals}
     probes: list[Probe] = []
+    proposals: list[Attack | AttackSkipped] = []
     for family in instance.spec.families:
         if family in covered or family not in DERIVED_ATTACKERS:
             continue
-        proposal = derived_attack(instance, family, time_limit=min(time_limit, DERIVED_TIME_LIMIT))
+        proposals.append(derived_attack(instance, family, time_limit=min(time_limit, DERIVED_TIME_LIMIT)))
+    if instance.has(Module.HTW) and not any(p.attacker is Attacker.SERVICE_TIME_EDGE for p in kept):
+        proposals.append(derived_service_time(instance, time_limit=min(time_limit, DERIVED_TIME_LIMIT)))
+    for proposal in proposals:
         if isinstance(proposal, AttackSkipped):
+            family = ATTACKERS[proposal.attacker].target
             report.records.append(ProbeRecord(proposal.attacker, family, ProbeOutcome.NOT_APPLICABLE, proposal.reason))
         else:
             probes.append(_violating(proposal))

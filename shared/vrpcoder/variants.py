@@ -85,6 +85,8 @@ class Attacker(StrEnum):
     DERIVED_TIME_WINDOW = "derived_time_window"
     DERIVED_BACKHAUL = "derived_backhaul"
     DERIVED_PAIRING = "derived_pairing"
+    DERIVED_PRECEDENCE = "derived_precedence"
+    DERIVED_SERVICE_TIME = "derived_service_time"
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +140,8 @@ ATTACKERS: dict[Attacker, AttackerInfo] = {
     Attacker.DERIVED_TIME_WINDOW: AttackerInfo(Family.TIME_WINDOW, parametric=False),
     Attacker.DERIVED_BACKHAUL: AttackerInfo(Family.BACKHAUL, parametric=False),
     Attacker.DERIVED_PAIRING: AttackerInfo(Family.PAIRING, parametric=False),
+    Attacker.DERIVED_PRECEDENCE: AttackerInfo(Family.PRECEDENCE, parametric=False),
+    Attacker.DERIVED_SERVICE_TIME: AttackerInfo(Family.TIME_WINDOW, parametric=False),
 }
 
 DERIVED_ATTACKERS: dict[Family, Attacker] = {
@@ -149,6 +153,7 @@ DERIVED_ATTACKERS: dict[Family, Attacker] = {
         Attacker.DERIVED_TIME_WINDOW,
         Attacker.DERIVED_BACKHAUL,
         Attacker.DERIVED_PAIRING,
+        Attacker.DERIVED_PRECEDENCE,
     )
 }
 """The gold-model-derived attacker of each family that has one (``vrpcoder.attacks.derived``): the
@@ -196,8 +201,10 @@ class Variant:
 
     @property
     def derived(self) -> tuple[Attacker, ...]:
-        """Gold-derived fallback attackers for the families the variant encodes."""
-        return tuple(DERIVED_ATTACKERS[f] for f in self.families if f in DERIVED_ATTACKERS)
+        """Gold-derived fallback attackers for the families the variant encodes (and, with hard
+        windows, the one for a lateness that only service times cause)."""
+        found = tuple(DERIVED_ATTACKERS[f] for f in self.families if f in DERIVED_ATTACKERS)
+        return (*found, Attacker.DERIVED_SERVICE_TIME) if self.has(Module.HTW) else found
 
     @property
     def heterogeneous(self) -> bool:

@@ -156,7 +156,8 @@ def test_gold_derived_probe_fills_a_family_no_edge_probe_reaches() -> None:
     build report names that source."""
     report = build_grid_point("VRPHTW", 1, 0)
     base = report.samples[0]
-    assert report.sources()[("VRPHTW", Family.TIME_WINDOW)] == ("derived_time_window",)
+    sources = report.sources()[("VRPHTW", Family.TIME_WINDOW)]
+    assert "derived_time_window" in sources and not {"time_window_edge", "service_time_edge"} & set(sources)
     probe = next(p for p in base.probes if p.attacker is Attacker.DERIVED_TIME_WINDOW)
     assert check(base.instance, probe.solution).families == (Family.TIME_WINDOW,)
     assert verify(base.gold_code, base).passed

@@ -9,8 +9,9 @@ instance's data only, never on the gold script's other variables, so it survives
 the gold script models the rest; the objective becomes the size of the violation, which puts the
 probe as close to the rule's boundary as the instance allows (the rule the edge attackers follow).
 
-Pickup-and-delivery precedence and on-board load are not linear in the arcs; those families keep
-their hand-written attackers only (the derived attack reports itself skipped for them).
+Pickup-and-delivery on-board load and split deliveries are not linear in the arcs; capacity keeps
+its hand-written attackers there (the derived attack reports itself skipped). Precedence is asked
+through positions of the derived attack's own that grow along the arcs.
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ from gurobipy import GRB
 from vrpcoder.attacks.records import Attack, AttackSkipped
 from vrpcoder.checker import check
 from vrpcoder.families import Family
-from vrpcoder.gold import extract_solution, remove_family, render_gold
+from vrpcoder.gold import extract_solution, remove_family, render_gold, strip_joint_modules
 from vrpcoder.injection import RoutingVariable, find_routing_variable
 from vrpcoder.errors import VerificationFailure
 from vrpcoder.instances import Instance
 from vrpcoder.solutions import Solution
-from vrpcoder.variants import DERIVED_ATTACKERS, Module
+from vrpcoder.variants import DERIVED_ATTACKERS, Attacker, Module
 
 DELTA = 0.01
 """How far past its limit the derived plan must go (one cent, the data's resolution)."""
@@ -156,6 +157,26 @@ def _time_window(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> 
     return _one_of(model, late)
 
 
+def _precedence(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+    """Positions that grow by at least one along every customer-to-customer arc, and some pair whose
+    pickup sits after its delivery (the pairing rule, still in the model, keeps both on one route)."""
+    customers = list(instance.customer_nodes)
+    n = len(customers)
+    position = model.addVars(customers, lb=1.0, ub=float(n), name="derived_position")
+    for i in customers:
+        for j in customers:
+            if i != j:
+                used = gp.quicksum(xvar.arc_vars(i, j))
+                model.addConstr(position[j] >= position[i] + 1 - n * (1 - used), name=f"derived_order[{i},{j}]")
+    late_pickup = []
+    for r, pair in enumerate(instance.pairs):
+        y = model.addVar(vtype=GRB.BINARY, name=f"derived_reversed[{r}]")
+        model.addConstr(position[pair.pickup] >= position[pair.delivery] + 1 - n * (1 - y), name=f"derived_after[{r}]")
+        late_pickup.append(y)
+    model.addConstr(gp.quicksum(late_pickup) >= 1, name="derived_some_reversed")
+    return None
+
+
 REQUIREMENTS: dict[Family, Requirement] = {
     Family.CAPACITY: _capacity,
     Family.COMPARTMENT: _compartment,
@@ -163,13 +184,25 @@ REQUIREMENTS: dict[Family, Requirement] = {
     Family.TIME_WINDOW: _time_window,
     Family.BACKHAUL: _backhaul,
     Family.PAIRING: _pairing,
+    Family.PRECEDENCE: _precedence,
 }
 
 
-def _unsolved_gold(instance: Instance, family: Family | None, time_limit: float) -> gp.Model:
+SERVICE_IN_TRAVEL = ("start[i] + SERVICE[i] + DIST[i][j] - big_m", "start[i] + DIST[i][j] - big_m")
+"""The gold's travel rows, with and without the service time of the node left (the text of the
+mutation harness's ``relax:service_time_omitted``)."""
+
+
+def _unsolved_gold(
+    instance: Instance, family: Family | None, time_limit: float, *, without_service: bool = False
+) -> gp.Model:
     script = render_gold(instance, time_limit=time_limit)
     if family is not None:
         script = remove_family(script, family.value)
+    if without_service:
+        if SERVICE_IN_TRAVEL[0] not in script:
+            raise ValueError("the gold script's travel rows are not in the expected form")
+        script = strip_joint_modules(script).replace(*SERVICE_IN_TRAVEL)
     if OPTIMIZE_LINE not in script:
         raise ValueError("the gold script has no solve call to take out")
     namespace: dict[str, object] = {"__name__": "vrpcoder_derived_attack"}
@@ -220,6 +253,36 @@ def derived_attack(instance: Instance, family: Family, *, time_limit: float = 10
     return Attack(attacker=attacker, family=family, solution=solution, instance=instance)
 
 
+def derived_service_time(instance: Instance, *, time_limit: float = 10.0) -> Attack | AttackSkipped:
+    """A plan late only because service takes time: the gold model with service times left out
+    of its time propagation (it accepts only plans feasible without them), the exact earliest
+    schedule with them, and some customer starting after its window closes under the latter."""
+    from vrpcoder.attacks.boundary import without_service_times
+
+    attacker = Attacker.DERIVED_SERVICE_TIME
+    if all(c.service_time <= 0 for c in instance.customers):
+        return AttackSkipped(attacker=attacker, reason="no customer has a service time")
+    try:
+        model = _unsolved_gold(instance, None, time_limit, without_service=True)
+    except (ValueError, gp.GurobiError) as exc:
+        return AttackSkipped(attacker=attacker, reason=f"gold model without service times not built: {exc}")
+    try:
+        xvar = find_routing_variable(model, instance.num_nodes)
+        model.setObjective(_time_window(model, xvar, instance), GRB.MINIMIZE)
+        model.Params.MIPGap = 1e-4
+        model.optimize()
+        if model.SolCount == 0:
+            return AttackSkipped(attacker=attacker, reason=f"no plan is late only through service times (status {model.Status})")
+        solution = extract_solution(model, instance)
+    except (VerificationFailure, gp.GurobiError, ValueError) as exc:
+        return AttackSkipped(attacker=attacker, reason=f"derived solve failed: {exc}")
+    finally:
+        model.dispose()
+    if check(instance, solution).families != (Family.TIME_WINDOW,) or not check(without_service_times(instance), solution).feasible:
+        return AttackSkipped(attacker=attacker, reason="the derived plan is not late through service times alone")
+    return Attack(attacker=attacker, family=Family.TIME_WINDOW, solution=solution, instance=instance)
+
+
 def fewest_vehicles_plan(instance: Instance, *, time_limit: float = 5.0) -> tuple[Solution | None, bool]:
     """The plan that uses the fewest vehicles the gold model finds within ``time_limit``, and
     whether that number is proven the least (the feasible-side counterpart of the derived attacks).
@@ -250,3 +313,42 @@ def fewest_vehicles_plan(instance: Instance, *, time_limit: float = 5.0) -> tupl
     finally:
         model.dispose()
     return (solution if check(instance, solution).feasible else None), proven
+
+
+def violation_impossible(instance: Instance, family: Family, *, time_limit: float = 10.0) -> bool:
+    """Whether the gold model proves that no plan keeping every other rule breaks ``family`` (the
+    derived attack's model is infeasible): a model that omits the family has the gold script's
+    feasible set on this instance, so no verifier can tell them apart here."""
+    if family not in REQUIREMENTS or (family is Family.CAPACITY and (instance.has(Module.PD) or instance.has(Module.SPLIT))):
+        return False
+    try:
+        model = _unsolved_gold(instance, family, time_limit)
+    except (ValueError, gp.GurobiError):
+        return False
+    try:
+        REQUIREMENTS[family](model, find_routing_variable(model, instance.num_nodes), instance)
+        model.optimize()
+        return model.Status == GRB.INFEASIBLE
+    except (VerificationFailure, gp.GurobiError, ValueError):
+        return False
+    finally:
+        model.dispose()
+
+
+def service_lateness_impossible(instance: Instance, *, time_limit: float = 10.0) -> bool:
+    """Whether no plan that keeps every rule with service times left out of the time propagation
+    misses a window once they are counted (then leaving them out changes nothing here)."""
+    if all(c.service_time <= 0 for c in instance.customers):
+        return True
+    try:
+        model = _unsolved_gold(instance, None, time_limit, without_service=True)
+    except (ValueError, gp.GurobiError):
+        return False
+    try:
+        _time_window(model, find_routing_variable(model, instance.num_nodes), instance)
+        model.optimize()
+        return model.Status == GRB.INFEASIBLE
+    except (VerificationFailure, gp.GurobiError, ValueError):
+        return False
+    finally:
+        model.dispose()

@@ -9,6 +9,7 @@ served, which a model would reject for a reason other than the one under test.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from vrpcoder.attacks.records import Attack, AttackSkipped
 from vrpcoder.families import Family
 from vrpcoder.instances import Instance
 from vrpcoder.solutions import Cycle, Route, Solution
-from vrpcoder.variants import Attacker
+from vrpcoder.variants import Attacker, Module
 
 
 def remove_customer(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
@@ -71,17 +72,48 @@ def cycle_options(
 ) -> list[tuple[Route, int, int]]:
     """(route, start, end) choices in the attack's order: partial stretches before whole routes."""
     options = [(r, i, j) for r in used_routes(plus) for i, j in segments(instance, r)]
+
     return sorted(shuffled(rng, options), key=lambda o: o[2] - o[1] == len(o[0].visits))
 
 
 def subtour_cycle(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
-    """Lift two or more consecutive customers of a route into a cycle that never meets a depot."""
-    candidates = (
-        Candidate(instance, detached(plus, r, i, j)) for r, i, j in cycle_options(instance, plus, rng)
+    """Lift two or more consecutive customers of a route into a cycle that never meets a depot;
+    failing that, two customers of different routes.
+
+    On VRPB cycles of one kind come first, from a route or across routes: a mixed cycle closes with
+    a backhaul-to-linehaul arc, which the backhaul rule forbids, so a model without subtour
+    elimination would reject it too and the probe would test nothing."""
+    options = cycle_options(instance, plus, rng)
+    uniform = [o for o in options if not _mixed(instance, o[0].visits[o[1] : o[2]])]
+    mixed = [o for o in options if _mixed(instance, o[0].visits[o[1] : o[2]])]
+    cross = list(_cross_route_cycles(instance, plus, rng))
+    candidates = chain(
+        (Candidate(instance, detached(plus, r, i, j)) for r, i, j in uniform),
+        (c for c in cross if not _mixed(instance, c.solution.cycles[0].visits)),
+        (Candidate(instance, detached(plus, r, i, j)) for r, i, j in mixed),
+        (c for c in cross if _mixed(instance, c.solution.cycles[0].visits)),
     )
     return first_verified(
         Attacker.SUBTOUR_CYCLE, plus, candidates, "no route has two customers that can form a cycle"
     )
+
+
+def _mixed(instance: Instance, visits: tuple[int, ...]) -> bool:
+    """Linehaul and backhaul customers together (always False outside VRPB)."""
+    return len({instance.customer(v).backhaul for v in visits}) > 1
+
+
+def _cross_route_cycles(instance: Instance, plus: Solution, rng: np.random.Generator) -> Iterator[Candidate]:
+    """Cycles of two customers taken from two routes. On VRPB this reaches a cycle of one kind
+    (two backhauls of different routes) where every stretch of a route either mixes the kinds
+    (its closing arc is forbidden by the backhaul rule anyway) or leaves a route of backhauls only."""
+    if instance.has(Module.PD):
+        return
+    owner = {c: r.vehicle for r in used_routes(plus) for c in r.visits}
+    pairs = [(u, v) for u in owner for v in owner if u < v and owner[u] != owner[v]]
+    for u, v in shuffled(rng, pairs):
+        rest = without(plus, (u, v))
+        yield Candidate(instance, Solution(routes=rest.routes, cycles=(Cycle(vehicle=owner[u], visits=(u, v)),)))
 
 
 # ---- backhaul --------------------------------------------------------------------------------

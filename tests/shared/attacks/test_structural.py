@@ -76,11 +76,29 @@ def test_subtour_cycle_prefers_a_stretch_that_leaves_the_route_a_customer(cvrp: 
     assert visits_of(probe) == {0: rest, 1: (3,)}
 
 
-def test_subtour_cycle_needs_a_route_with_two_customers() -> None:
+def test_subtour_cycle_takes_two_routes_customers_when_no_route_has_two() -> None:
     instance = make("CVRP", on_axes((1, 1, 1, 1))[:2], (Vehicle(capacity=10),) * 2)
     result = run_attack(Attacker.SUBTOUR_CYCLE, instance, plan((0, (1,)), (1, (2,))))
+    assert not isinstance(result, AttackSkipped)
+    (cycle,) = result.solution.cycles
+    assert sorted(cycle.visits) == [1, 2] and not [r for r in result.solution.routes if r.visits]
+
+
+def test_subtour_cycle_needs_two_customers() -> None:
+    instance = make("CVRP", on_axes((1, 1, 1, 1))[:1], (Vehicle(capacity=10),))
+    result = run_attack(Attacker.SUBTOUR_CYCLE, instance, plan((0, (1,))))
     assert isinstance(result, AttackSkipped)
     assert "two customers" in result.reason
+
+
+def test_vrpb_subtour_cycle_is_of_one_kind_when_one_exists() -> None:
+    """Routes [1 linehaul, 2 backhaul] and [3 linehaul, 4 backhaul]: every stretch of a route mixes
+    the kinds (its closing arc breaks the backhaul rule too), so the cycle joins the two backhauls."""
+    instance = make("VRPB", on_axes((3, 4, 5, 1), backhaul=(False, True, False, True)), (Vehicle(capacity=10),) * 2)
+    result = run_attack(Attacker.SUBTOUR_CYCLE, instance, plan((0, (1, 2)), (1, (3, 4))))
+    assert not isinstance(result, AttackSkipped)
+    (cycle,) = result.solution.cycles
+    assert sorted(cycle.visits) == [2, 4]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
