@@ -76,10 +76,11 @@ def main() -> int:
             for (name, family), found in report.sources().items():
                 sources[(name, family.value)] |= set(found)
         instances = [s.instance for s in samples]
-        equivalent = {r.name for r in mutation_rules(variant) if is_equivalent(r, instances)}
-        for rule in mutation_rules(variant):
+        applied = [r for r in mutation_rules(variant) if any(r.apply(s.gold_code, s) is not None for s in samples)]
+        equivalent = {r.name for r in applied if is_equivalent(r, instances)}
+        for rule in applied:
             if rule.name in equivalent:
-                equivalents[variant].add(f"{rule.name} ({_reason(rule, instances)})")
+                equivalents[variant].add(f"{rule.name} at p{profile} s{seed} ({_reason(rule, instances)})")
         caught_somewhere: dict[str, bool] = defaultdict(bool)
         for sample in samples:
             for result in run_mutants([sample]):
