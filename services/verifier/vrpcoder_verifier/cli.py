@@ -153,6 +153,12 @@ def worker(
         redis_url=redis_url, executor="in-process" if no_sandbox else None, log_level=log_level, log_json=log_json
     )
     _configure_logging(settings)
+    from vrpcoder_verifier.logs import log_event
+
+    log_event(
+        logging.getLogger("vrpcoder_verifier.worker"), "worker starting",
+        queue=settings.queue_name, executor=settings.executor.value, version=settings.version,
+    )
     # rq's own lines per job repeat what the worker's one line per job says; they show at DEBUG only
     rq_level = "DEBUG" if logging.getLogger("vrpcoder_verifier").isEnabledFor(logging.DEBUG) else "WARNING"
     try:
