@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -58,6 +61,24 @@ def _config(path: Path | None, verifier: str | None, url: str | None) -> SynthCo
     return config
 
 
+@contextmanager
+def _stdout_to_stderr(active: bool) -> Iterator[None]:
+    """Send whatever the run writes to file descriptor 1 (Gurobi's licence banner comes from C) to
+    stderr, so that ``--json`` leaves exactly one JSON document on stdout."""
+    if not active:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def _summary(report: RunReport) -> dict[str, object]:
     return {
         "out": str(report.out),
@@ -66,6 +87,7 @@ def _summary(report: RunReport) -> dict[str, object]:
         "computed_now": report.computed,
         "outcomes": dict(sorted(report.counts().items())),
         "stopped": report.stopped,
+        "pending": report.pending,
         "seconds": {k: round(v, 3) for k, v in sorted(report.clock.seconds.items())},
     }
 
@@ -104,18 +126,23 @@ def run_command(
                 bars.advance(items, advance)
 
         try:
-            report = run(
-                config, out, writer=components.writer, coder=components.coder, backend=components.backend,
-                fingerprint=components.fingerprint, progress=progress,
-            )
+            with _stdout_to_stderr(as_json):
+                report = run(
+                    config, out, writer=components.writer, coder=components.coder, backend=components.backend,
+                    fingerprint=components.fingerprint, progress=progress,
+                )
         finally:
             components.close()
     summary = _summary(report)
     if as_json:
         typer.echo(json.dumps(summary))
-        return
-    typer.echo((out / "README.md").read_text())
-    console.print(summary, highlight=False)
+    else:
+        typer.echo((out / "README.md").read_text())
+        console.print(summary, highlight=False)
+    if report.pending or report.stopped:
+        why = report.stopped or f"{report.pending} items got no answer from the verifier"
+        err_console.print(f"[bold yellow]unfinished:[/] {why}; run the same command again to finish", soft_wrap=True)
+        raise typer.Exit(1)
 
 
 @app.command("stats")

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 
 from vrpcoder.distances import DistanceKind
 from vrpcoder.instances import Instance
-from vrpcoder.variants import CapacityKind, Module
+from vrpcoder.variants import CapacityKind, Module, Variant
 
 from vrpcoder_synth.statements import Statement
 
@@ -190,33 +190,38 @@ def vocabulary_of(statement: Statement) -> Vocabulary:
     return Vocabulary(node_words=(scene.depot, scene.customer), vehicle_word=scene.vehicle)
 
 
-_RULES: tuple[tuple[str, Module | None, str], ...] = (
-    ("objective direction (minimize)", None, r"minimi[sz]"),
-    ("capacity", "capacity", r"capacit"),
-    ("compartments", Module.MC, r"compartment"),
-    ("hard time windows", Module.HTW, r"(?:no later than|not later than|at the latest)[^.\n]*window|window[^.\n]*(?:no later than|not later than|at the latest)"),
-    ("soft windows and their penalty", Module.STW, r"late"),
-    ("open routes", Module.OPEN, r"open|not need to return|do not return|no return|not driven"),
-    ("route length limit", Module.DIST, r"length|distance"),
-    ("pickup before delivery on one vehicle", Module.PD, r"same [\w/ -]*?(?:vehicle|truck|van|robot|nurse|rider|bus|vessel|drone|carrier|crew|engineer)|same "),
-    ("linehaul before backhaul", Module.BH, r"before"),
-    ("split deliveries", Module.SPLIT, r"split"),
+def _has(module: Module) -> Callable[[Variant], bool]:
+    return lambda spec: spec.has(module)
+
+
+_RULES: tuple[tuple[str, Callable[[Variant], bool], str], ...] = (
+    ("objective direction (minimize)", lambda spec: True, r"minimi[sz]"),
+    ("each customer served exactly once", lambda spec: not spec.has(Module.SPLIT), r"exactly once|exactly one"),
+    ("capacity", lambda spec: spec.capacity is not CapacityKind.NONE, r"capacit"),
+    ("compartments", _has(Module.MC), r"compartment"),
+    (
+        "hard time windows",
+        _has(Module.HTW),
+        r"(?:no later than|not later than|at the latest)[^.\n]*window|window[^.\n]*(?:no later than|not later than|at the latest)",
+    ),
+    ("soft windows and their penalty", _has(Module.STW), r"late"),
+    ("open routes", _has(Module.OPEN), r"open|not need to return|do not return|no return|not driven"),
+    ("route length limit", _has(Module.DIST), r"length|distance"),
+    ("pickup and delivery on the same vehicle", _has(Module.PD), r"same"),
+    ("linehaul before backhaul", _has(Module.BH), r"before"),
+    ("split deliveries", _has(Module.SPLIT), r"split"),
 )
+"""(rule, whether the variant has it, a pattern some wording of it must match). Deliberately loose:
+the numbers carry most of the checking, these only catch a rule left out altogether."""
 
 
 def _rule_problems(instance: Instance, text: str) -> list[Problem]:
     spec = instance.spec
-    out: list[Problem] = []
-    for name, module, pattern in _RULES:
-        if module == "capacity":
-            needed = spec.capacity is not CapacityKind.NONE
-        else:
-            needed = module is None or spec.has(module)  # type: ignore[arg-type]
-        if needed and not re.search(pattern, text, re.I):
-            out.append(Problem(ProblemKind.MISSING_RULE, name))
-    if not spec.has(Module.SPLIT) and not re.search(r"exactly once|exactly one", text, re.I):
-        out.append(Problem(ProblemKind.MISSING_RULE, "each customer served exactly once"))
-    return out
+    return [
+        Problem(ProblemKind.MISSING_RULE, name)
+        for name, applies, pattern in _RULES
+        if applies(spec) and not re.search(pattern, text, re.I)
+    ]
 
 
 def _map_problems(instance: Instance, node_id_map: dict[str, str] | None) -> tuple[list[str] | None, list[Problem]]:

@@ -237,6 +237,8 @@ class RunReport:
     samples: int
     stopped: str | None = None
     """Why the run ended before every item was done (the teacher's token budget), if it did."""
+    pending: int = 0
+    """Items left undecided because the verifier gave no answer (a later run asks again)."""
 
     def counts(self) -> Counter[str]:
         return Counter(r.outcome.value for r in self.records)
@@ -321,6 +323,7 @@ def run(
     stopped: str | None = None
     batch = config.verifier.batch_size
     parallel = config.teacher.concurrency if config.teacher.kind == "openai" else 1
+    pending = 0
     for start in range(0, len(todo), batch):
         chunk = todo[start : start + batch]
         if stop_after is not None and computed >= stop_after:
@@ -348,7 +351,8 @@ def run(
                     code=regen.code, outcome=outcome, reason=reason,
                     verdict=None if isinstance(answer, str) else verdict_summary(answer),
                 )
-            if rec.outcome is Outcome.DISCARDED and rec.reason in ("verifier_unavailable",):
+            if rec.reason == "verifier_unavailable":
+                pending += 1
                 continue  # not a decision about the item: a re-run asks again
             _write_atomic(records_dir / f"{item.key}.json", rec.model_dump_json())
             _write_atomic(out / WORK_DIR / "samples" / f"{stored.sample_id}.json", stored.text)
@@ -358,5 +362,5 @@ def run(
                 progress("items", 1)
     ordered = sorted(records.values(), key=lambda r: r.id)
     write_dataset(out, ordered)
-    return RunReport(out, ordered, computed, clock, len(samples), stopped)
+    return RunReport(out, ordered, computed, clock, len(samples), stopped, pending)
 

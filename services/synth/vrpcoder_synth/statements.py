@@ -23,6 +23,7 @@ compares optima to 1e-3 and a rounded demand would move the optimum.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -64,8 +65,6 @@ INDEX_PATHS = (StatementPath.INDEX_ONE_BASED, StatementPath.INDEX_FROM_TWO, Stat
 
 def index_path_for(variant: str, seed: int | None, profile: int | None) -> StatementPath:
     """The one index scheme a sample gets (deterministic in the sample triple, like the scene)."""
-    import hashlib
-
     digest = hashlib.sha256(f"index|{variant.upper()}|{seed}|{profile}".encode()).digest()
     return INDEX_PATHS[digest[0] % len(INDEX_PATHS)]
 
