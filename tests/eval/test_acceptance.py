@@ -1,8 +1,9 @@
 """Acceptance: scripted policies through a real OpenAI-compatible socket and the real verifier stack.
 
 The gold policy must score 100% Pass@1 and 100% on every family; a policy answering a
-single-family-omission mutant per item must score exactly what the mutation harness
-(``vrpcoder.mutants.run_mutants``, in process) predicts for that mutant, probe by probe; a policy
+single-family-omission mutant per item must score exactly what the mutation harness predicts for
+that mutant, probe by probe (the in-process verdict read by ``vrpcoder.mutants.failures``, the
+function ``run_mutants`` builds its report from); a policy
 answering a syntax error scores 0 with error kind ``syntax_error``. The expected figures are
 computed independently of the eval service (gold scripts, the in-process mutation report).
 """
@@ -13,9 +14,9 @@ import asyncio
 from collections import Counter
 from pathlib import Path
 
-from vrpcoder.mutants import MutantKind, mutation_rules, run_mutants
+from vrpcoder.mutants import MutantKind, failures, mutation_rules
 from vrpcoder.samples import Sample
-from vrpcoder.verification import VerifyConfig
+from vrpcoder.verification import VerifyConfig, verify
 from vrpcoder_client.client import AsyncVerifierClient
 from vrpcoder_verifier.stack import LocalStack
 
@@ -114,9 +115,8 @@ def test_omission_mutants_score_what_the_mutation_report_predicts(stack: LocalSt
         assert chosen is not None, f"{item.id}: no omission mutant applies"
         name, code = chosen
         answers[item.statement] = fenced(code)
-        report = {r.name: r for r in run_mutants([sample], kinds=[MutantKind.OMIT], config=VerifyConfig(time_limit=20.0))}[name]
-        failed = {entry.split(":", 1)[1] for entry in report.caught_by if entry.split(":", 1)[1] not in ("build", "diff")}
-        predicted[item.id] = (not report.killed_by_diff, failed)
+        found = failures(verify(code, sample, VerifyConfig(time_limit=20.0)))
+        predicted[item.id] = ("build" not in found and "diff" not in found, set(found) - {"build", "diff"})
         samples[item.id] = sample
     results, _ = run_policy(stack, bench, answers, tmp_path / "mutants")
     by_id = {r.item_id: r for r in results}
