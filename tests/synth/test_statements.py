@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
+from vrpcoder.importers import import_instance
 from vrpcoder.instances import Instance
 from vrpcoder.sampling import sample_instance
 from vrpcoder.variants import held_out_variants, train_variants
@@ -115,3 +117,15 @@ def test_library_distance_conventions_are_stated(tmp_path) -> None:
 
 def test_held_out_variants_are_not_training_variants() -> None:
     assert {v.name for v in held_out_variants()} == {"OVRPHTW", "MCVRPSTW", "DCVRPHTW"}
+
+
+@pytest.mark.parametrize(
+    "relative",
+    ["tsplib/gr24.tsp", "tsplib/ulysses22.tsp", "cvrplib/P-n16-k8.vrp", "solomon/C101.txt", "mdvrp/p01", "sdvrp/SD1.txt"],
+)
+def test_statements_of_library_instances_pass_the_checks(relative: str) -> None:
+    """Benchmark 3 writes statements of library sub-instances (explicit, GEO, rounded distances)."""
+    instance = import_instance(Path(__file__).resolve().parents[1] / "data" / "instances" / relative, customers=8)
+    for path in StatementPath:
+        report = check_statement(write_statement(instance, path), instance)
+        assert report.ok, f"{relative} {path}: {report.summary()}"
