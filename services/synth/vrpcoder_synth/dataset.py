@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from vrpcoder_client.prompts import code_prompt_version, code_system_prompt
 
+from vrpcoder_synth.formulations import covered_variants
+
 if TYPE_CHECKING:
     from vrpcoder_synth.pipeline import ItemRecord
 
@@ -158,10 +160,16 @@ def card(records: Sequence[ItemRecord]) -> str:
         ("variant", "formulations (items)"),
         ((v, ", ".join(f"{c} ({n})" for c, n in sorted(coders[v].items()))) for v in sorted(coders)),
     )
+    uncovered = sorted({r.variant for r in plain} - covered_variants())
     lines += [
         "",
-        "Offline code comes from independently written formulations, never from the gold script; every "
-        "training variant has at least two, so no variant falls back to a renamed gold script.",
+        "Offline code comes from independently written formulations (`vrpcoder_synth/templates/`), never "
+        "from the gold script. "
+        + (
+            f"No formulation ships yet for: {', '.join(uncovered)}."
+            if uncovered
+            else "Every variant in this data has its own formulations; none falls back to the gold script."
+        ),
         "",
         "## Mutants (constraint blocks removed on purpose)",
         "",

@@ -90,6 +90,11 @@ def node_labels(num_nodes: int, scheme: IdScheme | None) -> tuple[str, ...]:
     return tuple(letter_id(p) for p in range(num_nodes))
 
 
+def count(n: int, noun: str) -> str:
+    """'one van' / '3 vans'."""
+    return f"one {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def cap(text: str) -> str:
     """Upper-case the first letter only (``str.capitalize`` would lower-case a letter id)."""
     return text[:1].upper() + text[1:]
@@ -197,14 +202,14 @@ class _Writer:
         ids = f"{self.labels[0]} to {self.labels[-1]}"
         depots = f"{n_dep} {scene.depot}s" if n_dep > 1 else f"one {scene.depot}"
         if self.compact:
-            return [f"{scene.name}: {depots}, {n_cust} {scene.customer}s and {k} {scene.vehicle}s; locations are identified {ids}."]
+            return [f"{scene.name}: {depots}, {n_cust} {scene.customer}s and {count(k, scene.vehicle)}; locations are identified {ids}."]
         lead = {
             Style.ACADEMIC: f"We study a {scene.name.lower()} problem.",
             Style.FORMAL: f"A {scene.name.lower()} operation is to be planned.",
             Style.CONSERVATIVE: f"This is a {scene.name.lower()} planning problem.",
         }[self.style]
         return [
-            f"{lead} It involves {depots}, {n_cust} {scene.customer}s and a fleet of {k} {scene.vehicle}s.",
+            f"{lead} It involves {depots}, {n_cust} {scene.customer}s and a fleet of {count(k, scene.vehicle)}.",
             f"Every location has an identifier; the identifiers run from {ids}, {scene.depot}s first.",
             self.distance_rule(),
         ]
@@ -308,11 +313,15 @@ class _Writer:
         vehicles = inst.vehicles
         k = len(vehicles)
         if self.spec.heterogeneous or inst.num_depots > 1:
-            return [f"The {veh}s are numbered 0 to {k - 1}.", *(self.vehicle_line(i) for i in range(k))]
+            numbered = f"The only {veh} is numbered 0." if k == 1 else f"The {veh}s are numbered 0 to {k - 1}."
+            return [numbered, *(self.vehicle_line(i) for i in range(k))]
         first = vehicles[0]
-        parts = [f"There are {k} identical {veh}s, numbered 0 to {k - 1}, all based at {self.depot(0)}"]
+        if k == 1:
+            parts = [f"There is one {veh}, numbered 0, based at {self.depot(0)}"]
+        else:
+            parts = [f"There are {k} identical {veh}s, numbered 0 to {k - 1}, all based at {self.depot(0)}"]
         if first.capacity is not None:
-            parts.append(f"each with a capacity of {self.qty(first.capacity)}")
+            parts.append(f"{'with' if k == 1 else 'each with'} a capacity of {self.qty(first.capacity)}")
         if first.compartment_capacity is not None:
             rooms = ", ".join(f"{fmt(q)} for compartment {i}" for i, q in enumerate(first.compartment_capacity))
             parts.append(f"split into compartments with capacities {rooms}")
