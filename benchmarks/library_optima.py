@@ -28,6 +28,7 @@ from rich.progress import track  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from tests.shared.bruteforce import dp_optimum, split_route_optimum  # noqa: E402
+from vrpcoder.cli import json_only  # noqa: E402
 from vrpcoder.gold import render_gold, solve_gold  # noqa: E402
 from vrpcoder.gold.render import LICENCE_LIMIT, choose_features, model_size  # noqa: E402
 from vrpcoder.importers import import_library  # noqa: E402
@@ -114,10 +115,11 @@ def main() -> int:
 
     jobs = [(path, size) for path in args.files for size in args.sizes]
     rows = []
-    for path, size in track(jobs, description="library sub-instances", console=Console(stderr=True)):
-        row = row_for(path, size, args.time_limit)
-        if row is not None:
-            rows.append(row)
+    with json_only(args.json):  # Gurobi's licence banner goes to stderr
+        for path, size in track(jobs, description="library sub-instances", console=Console(stderr=True)):
+            row = row_for(path, size, args.time_limit)
+            if row is not None:
+                rows.append(row)
     bad = [r for r in rows if not (r["equal"] and r["within_licence"])]
     if args.json:
         print(json.dumps({"rows": rows, "all_equal_within_licence": not bad}, indent=2))
