@@ -64,6 +64,7 @@ def main() -> int:
         profiles = [p for p in applicable_profiles(variant) if p <= 12]
         jobs += [(variant, profiles[(3 * i) % len(profiles)], i) for i in range(args.points)]
     tallies: dict[tuple[str, str, MutantKind], Tally] = defaultdict(Tally)
+    per_rule: dict[str, Tally] = defaultdict(Tally)
     sources: dict[tuple[str, str], set[str]] = defaultdict(set)
     equivalents: dict[str, set[str]] = defaultdict(set)
     failed_points: list[str] = []
@@ -89,9 +90,10 @@ def main() -> int:
                 if result.name in equivalent:
                     tally.equivalent.add(result.name)
                     continue
-                tally.applied += 1
-                tally.diff += result.killed_by_diff
-                tally.dual += result.killed_by_dual
+                for t in (tally, per_rule[result.name]):
+                    t.applied += 1
+                    t.diff += result.killed_by_diff
+                    t.dual += result.killed_by_dual
                 tally.caught_by |= {c.split(":", 1)[1] for c in result.caught_by if ":" in c}
                 caught_somewhere[result.name] |= result.killed_by_dual
         for name, caught in caught_somewhere.items():
@@ -124,6 +126,8 @@ def main() -> int:
         n = sum(t.applied for t in group)
         print(f"{kind.value:9s} mutants over samples: DIFF {_rate(sum(t.diff for t in group), n)}, "
               f"DIFF+INJ {_rate(sum(t.dual for t in group), n)}")
+    print("per mutant over samples (DIFF | DIFF+INJ): " + "; ".join(
+        f"{name} {_rate(t.diff, t.applied)} | {_rate(t.dual, t.applied)}" for name, t in sorted(per_rule.items())))
     print("non-equivalent omissions/relaxations caught on no sample of their grid point: "
           + (", ".join(failed_points) or "none"))
     return 1 if failed_points else 0
