@@ -20,6 +20,7 @@ from rich.table import Table
 from vrpcoder.cli import json_only
 
 from vrpcoder_eval.benchmark import BenchmarkDir, BenchmarkFormatError, BenchmarkName, dump_json, read_items
+from vrpcoder_eval.generation import LocalCheckpointGenerator, OpenAIChatGenerator
 
 app = typer.Typer(
     name="eval",
@@ -233,7 +234,7 @@ def run(
 
     async def go() -> tuple[RunConfig, Runner]:
         generator = _generator(model, model_name, os.environ.get(api_key_env))
-        resolved = await generator.resolve_model() if hasattr(generator, "resolve_model") else generator.name
+        resolved = await generator.resolve_model()
         config = RunConfig(
             model=model, model_name=resolved, benchmark_dir=str(bench_dir.resolve()), benchmarks=names,
             system_prompt_origin=prompt.origin, system_prompt_sha256=prompt.sha256,
@@ -251,8 +252,7 @@ def run(
                 await runner.run()
             finally:
                 await verifier.aclose()
-                if hasattr(generator, "aclose"):
-                    await generator.aclose()
+                await generator.aclose()
         return config, runner
 
     try:
@@ -263,8 +263,7 @@ def run(
     _finish_run(out, config, runner, as_json)
 
 
-def _generator(model: str, model_name: str | None, api_key: str | None) -> object:
-    from vrpcoder_eval.generation import LocalCheckpointGenerator, OpenAIChatGenerator
+def _generator(model: str, model_name: str | None, api_key: str | None) -> OpenAIChatGenerator | LocalCheckpointGenerator:
 
     if model.startswith(("http://", "https://")):
         return OpenAIChatGenerator(model, model_name, api_key=api_key)

@@ -241,6 +241,12 @@ class LocalCheckpointGenerator:
     def name(self) -> str:
         return f"local:{self.path.resolve()}"
 
+    async def resolve_model(self) -> str:
+        return self.name
+
+    async def aclose(self) -> None:
+        """Nothing to close (the interface of the HTTP generator)."""
+
     def _generate(self, messages: Sequence[Message], decoding: DecodingConfig) -> Completion:
         torch = self._torch
         prompt = self.tokenizer.apply_chat_template(list(messages), tokenize=False, add_generation_prompt=True)

@@ -3,7 +3,8 @@
 One ``ItemResult`` per benchmark item, appended to ``RUN_DIR/results.jsonl`` as soon as it is
 known, so an interrupted run loses nothing and a re-run skips what is done. ``pass_at_1`` is the
 paper's instance-level criterion (the script builds, solves and its optimum matches the reference
-within the tolerance); ``dual_pass`` also asks that every judged INJ probe got the right answer.
+within the tolerance); ``dual_pass`` is the verifier's full verdict (``Verdict.passed``: DIFF, every
+judged INJ probe answered right, and its optimum check), the objective alone for a DIFF-only item.
 Items the run could not score (the model endpoint or the verifier failed, or the licence's size
 limit) are ``unscored``: they are listed, left out of the rates, and retried on resume.
 """
@@ -22,6 +23,9 @@ from vrpcoder_eval.benchmark import BenchmarkItem, BenchmarkName, LineProblem
 NO_CODE = "no_code"
 WRONG_OBJECTIVE = "wrong_objective"
 INJ_FAILED = "inj_failed"
+OPTIMUM_FAILED = "optimum_failed"
+"""DIFF and every probe passed, but the verifier's optimum check found the plan the candidate's own
+model settles on breaking a rule (``Verdict.optimum``)."""
 PASS = "pass"
 
 
@@ -66,6 +70,8 @@ class ItemResult(BaseModel):
     error_kind: str | None = None
     error_detail: str | None = None
     probes: tuple[ProbeOutcome, ...] = ()
+    failed_checks: tuple[str, ...] = ()
+    """The verifier's own list (``build``, ``diff``, ``optimum:<family>``, ``inj:<family>``)."""
     code: str | None = None
     finish_reason: str | None = None
     completion_tokens: int | None = None
@@ -127,6 +133,8 @@ def from_verdict(
         outcome = WRONG_OBJECTIVE
     elif with_inj and inj is not True:
         outcome = INJ_FAILED
+    elif with_inj and not verdict.passed:
+        outcome = OPTIMUM_FAILED
     else:
         outcome = PASS
     pass_at_1 = verdict.build and verdict.diff
@@ -139,7 +147,8 @@ def from_verdict(
         diff=verdict.diff,
         inj=inj,
         pass_at_1=pass_at_1,
-        dual_pass=pass_at_1 and (inj is True if with_inj else True),
+        dual_pass=verdict.passed if with_inj else pass_at_1,
+        failed_checks=tuple(verdict.failed_checks) if with_inj else (() if pass_at_1 else ("diff",)),
         objective=verdict.objective,
         solver_status=verdict.status,
         error_kind=None if reported_error is None else reported_error.kind.value,

@@ -24,7 +24,7 @@ from vrpcoder.instances import Customer, Depot, Instance, Vehicle
 from vrpcoder.samples import Sample
 from vrpcoder_client.client import AsyncVerifierClient, VerifierError, VerifierHTTPError
 from vrpcoder_client.reward import extract_code
-from vrpcoder_client.schemas import VerifyOptions
+from vrpcoder_client.schemas import VerifyOptions, VerifyResult
 
 from vrpcoder_eval.benchmark import BenchmarkDir, BenchmarkItem, BenchmarkName, dump_json
 from vrpcoder_eval.generation import Completion, DecodingConfig, GenerationError, Generator, Message
@@ -258,11 +258,11 @@ class Runner:
             in_flight.release()
 
     @staticmethod
-    def _classify(pending: _Pending, result: object) -> ItemResult:
-        verdict = getattr(result, "verdict", None)
+    def _classify(pending: _Pending, result: VerifyResult) -> ItemResult:
+        verdict = result.verdict
         if verdict is None:
-            failure = getattr(result, "failure", None) or f"job ended {getattr(result, 'state', 'unknown')} without a verdict"
-            return unscored(pending.item, "verification_failed", str(failure), pending.code)
+            failure = result.failure or f"job ended {result.state.value} without a verdict"
+            return unscored(pending.item, "verification_failed", failure, pending.code)
         return from_verdict(
             pending.item, verdict, pending.code,
             finish_reason=pending.completion.finish_reason, tokens=pending.completion.completion_tokens,
