@@ -26,14 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vrpcoder.attacks.editing import (
-    shuffled,
-    units,
-    units_on,
-    used_routes,
-    with_route,
-    without,
-)
+from vrpcoder.attacks.editing import shuffled, units_on, used_routes, with_route, without
 from vrpcoder.attacks.records import Attack, AttackSkipped
 from vrpcoder.checker import (
     backhaul_loads,
@@ -43,7 +36,6 @@ from vrpcoder.checker import (
     route_distance,
     schedule,
 )
-from vrpcoder.families import Family
 from vrpcoder.instances import Instance
 from vrpcoder.relaxation import capacity_usage, rebuilt
 from vrpcoder.solutions import Route, Solution
@@ -382,11 +374,12 @@ def other_depot_return(instance: Instance, plus: Solution, rng: np.random.Genera
         others = sorted((d for d in range(instance.num_depots) if d != route.depot), key=lambda d: instance.distances[last][d])
         candidates += [with_route(plus, route.model_copy(update={"end_depot": d})) for d in others]
 
-    def saving(plan: Solution) -> float:
+    def any_end(plan: Solution) -> float:
+        """Every such plan breaks the rule by the same (one wrong arc): the first valid one wins."""
         return 1.0
 
     return closest(
-        Attacker.OTHER_DEPOT_RETURN, instance, plus, candidates, saving,
+        Attacker.OTHER_DEPOT_RETURN, instance, plus, candidates, any_end,
         "no route of s+ can end at another depot without breaking another rule",
     )
 
@@ -402,4 +395,4 @@ EDGE_ATTACKERS: dict[Attacker, Callable[[Instance, Solution, np.random.Generator
     Attacker.OTHER_DEPOT_RETURN: other_depot_return,
 }
 
-__all__ = ["EDGE_ATTACKERS", "closest", "neighbours", "piles", "units", "without_service_times"]
+__all__ = ["EDGE_ATTACKERS", "closest", "neighbours", "piles", "without_service_times"]

@@ -23,10 +23,10 @@ from gurobipy import GRB
 
 from vrpcoder.attacks.records import Attack, AttackSkipped
 from vrpcoder.checker import check
+from vrpcoder.errors import VerificationFailure
 from vrpcoder.families import Family
 from vrpcoder.gold import extract_solution, remove_family, render_gold, strip_joint_modules
 from vrpcoder.injection import RoutingVariable, find_routing_variable
-from vrpcoder.errors import VerificationFailure
 from vrpcoder.instances import Instance
 from vrpcoder.solutions import Solution
 from vrpcoder.variants import DERIVED_ATTACKERS, Attacker, Module

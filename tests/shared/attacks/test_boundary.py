@@ -3,7 +3,6 @@ as a plan near s+ can, and the gold-derived fallback (issue 14.4)."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from vrpcoder.attacks import Attack, AttackSkipped, run_attack
 from vrpcoder.attacks.boundary import MIN_EXCESS, without_service_times
@@ -147,4 +146,4 @@ def test_gold_fleet_minimum_leaves_vehicles_home_where_load_allows(cvrp: Case) -
     roomy = make("CVRP", on_axes((1, 1, 1, 1)), (Vehicle(capacity=10),) * 3)
     plan, proven = fewest_vehicles_plan(roomy)
     assert proven and plan is not None and sum(1 for r in plan.routes if r.visits) == 1
-    assert np.isclose(check(roomy, plan).cost, check(roomy, plan).cost)
+    assert check(roomy, plan).feasible
