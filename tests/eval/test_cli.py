@@ -83,3 +83,28 @@ def test_run_and_report_end_to_end(stack: LocalStack, bench: BenchmarkDir, tmp_p
     assert html.count("data:image/png;base64,") == 3
     missing = cli("report", str(tmp_path / "nothing-here"))
     assert missing.returncode == 2 and "not a run folder" in missing.stderr
+
+
+def test_audit_flags_a_wrong_published_answer(tmp_path: Path) -> None:
+    from vrpcoder.gold import solve_gold
+    from vrpcoder.importers import import_instance
+
+    instance = import_instance(LIBRARY / "tsplib" / "gr21.tsp", customers=6)
+    optimum = solve_gold(instance, time_limit=30).objective
+    assert optimum is not None
+    nlco = tmp_path / "nlco.jsonl"
+    nlco.write_text("\n".join(json.dumps({"id": name, "problem_type": "TSP", "prompt": f"Visit each of the cities once ({name}).",
+                                          "answer": value}) for name, value in (("ok", optimum), ("bad", optimum - 11))) + "\n")
+    bench = tmp_path / "bench"
+    assert cli("build", str(bench), "--benchmarks", "4", "--nlco", str(nlco)).returncode == 0
+    transcribed = tmp_path / "instances"
+    transcribed.mkdir()
+    for name in ("ok", "bad"):
+        (transcribed / f"b4-nlco-{name}.json").write_text(instance.model_dump_json())
+    done = cli("audit", str(bench), "--out", str(tmp_path / "audit.json"), "--instances", str(transcribed), "--json")
+    assert done.returncode == 0, done.stderr
+    findings = {f["item_id"]: f for f in json.loads(done.stdout)["findings"]}
+    assert not findings["b4-nlco-ok"]["flagged"]
+    assert findings["b4-nlco-bad"]["flagged"] and findings["b4-nlco-bad"]["audited"] == pytest.approx(optimum)
+    assert json.loads((tmp_path / "audit.json").read_text()) == json.loads(done.stdout)
+    assert cli("audit", str(bench), "--out", str(tmp_path / "a.json")).returncode == 2, "an audit needs an auditor"
