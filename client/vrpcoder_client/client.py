@@ -42,6 +42,17 @@ TOKEN_ENV = "VRPCODER_VERIFIER_TOKEN"
 _RETRY_STATUSES = frozenset({429, 502, 503, 504})
 
 
+def _json_body(payload: Any) -> dict[str, Any]:
+    """Request arguments for a JSON body any Python str can travel in. JSON's escapes carry a lone
+    surrogate (``"\\ud800"``, which a policy can emit) that UTF-8 cannot encode, and httpx's own
+    ``json=`` encodes to UTF-8: one such completion raised for its whole batch. The service judges
+    that text as a syntax error instead."""
+    if payload is None:
+        return {}
+    body = json.dumps(payload, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    return {"content": body, "headers": {"Content-Type": "application/json"}}
+
+
 class VerifierError(Exception):
     """The service could not give an answer."""
 
@@ -202,7 +213,7 @@ class VerifierClient(_Common):
     def _request(self, method: str, path: str, json: Any = None) -> httpx.Response:
         for attempt in range(self.retry.attempts):
             try:
-                response = self._http.request(method, path, json=json)
+                response = self._http.request(method, path, **_json_body(json))
             except httpx.TransportError as exc:
                 if not self._retryable(attempt, None):
                     raise VerifierUnavailable(f"{method} {path}: {exc}") from exc
@@ -351,7 +362,7 @@ class AsyncVerifierClient(_Common):
     async def _request(self, method: str, path: str, json: Any = None) -> httpx.Response:
         for attempt in range(self.retry.attempts):
             try:
-                response = await self._http.request(method, path, json=json)
+                response = await self._http.request(method, path, **_json_body(json))
             except httpx.TransportError as exc:
                 if not self._retryable(attempt, None):
                     raise VerifierUnavailable(f"{method} {path}: {exc}") from exc

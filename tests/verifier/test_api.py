@@ -319,6 +319,13 @@ def test_a_lone_surrogate_in_a_batch_does_not_break_its_neighbours(
     assert gold.reward == pytest.approx(1.0)
 
 
+def test_the_client_sends_a_lone_surrogate_and_its_batch_gets_every_verdict(client: VerifierClient, cvrp: Sample) -> None:
+    broken, gold = client.verify_batch(["x = '\ud800'\n", cvrp.gold_code + "\n# the client's neighbour\n"], cvrp, options=OPTIONS)
+    assert broken.verdict is not None and broken.verdict.error is not None
+    assert broken.verdict.error.kind is ErrorKind.SYNTAX_ERROR and broken.reward == 0.0
+    assert gold.reward == pytest.approx(1.0)
+
+
 @pytest.mark.parametrize(
     "body",
     [
