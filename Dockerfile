@@ -2,6 +2,7 @@
 #   verifier   the shared library, the light client and the verifier service, which compose and
 #              k8s run with different commands (`docker build --target verifier .`):
 #                vrpcoder verifier api --host 0.0.0.0 --port 8000   |   vrpcoder verifier worker
+#   synth      the verifier target plus the synthesis service
 #   workspace  (the default: last stage) the verifier target plus the synth, trainer and eval
 #              services, the trainer's torch and transformers included (several GB)
 # The verifier stage comes first so that even Docker's legacy builder, which builds every stage
@@ -40,6 +41,14 @@ USER 10001
 EXPOSE 8000
 ENTRYPOINT ["vrpcoder"]
 CMD ["--help"]
+
+# synth: the verifier target plus the synthesis service (`docker build --target synth .`), light
+# enough for a synthesis job: `vrpcoder synth run --config ... --out ...`.
+FROM verifier AS synth
+USER root
+COPY services/synth/ services/synth/
+RUN pip install --no-cache-dir ./services/synth
+USER 10001
 
 FROM verifier AS workspace
 USER root

@@ -65,3 +65,15 @@ def test_kustomization_and_compose_know_the_synth_job() -> None:
     assert "vrpcoder synth run" in " ".join(synth["entrypoint"])
     assert synth["depends_on"]["verifier-api"]["condition"] == "service_healthy"
     assert synth["read_only"] is True and synth["cap_drop"] == ["ALL"]
+    assert synth["build"]["target"] == "synth"
+
+
+def test_dockerfile_has_a_light_synth_target_and_the_job_uses_it() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "FROM verifier AS synth" in dockerfile
+    stage = dockerfile.split("FROM verifier AS synth", 1)[1].split("\nFROM ", 1)[0]
+    assert "pip install --no-cache-dir ./services/synth" in stage and "USER 10001" in stage
+    assert "trainer" not in stage
+    assert dockerfile.rstrip().splitlines()[-1].startswith("USER "), "workspace stays the last (default) stage"
+    image = BY_KIND["Job"]["spec"]["template"]["spec"]["containers"][0]["image"]
+    assert image == "vrpcoder-synth:latest"
