@@ -129,3 +129,18 @@ def test_a_statement_that_stays_wrong_is_discarded_with_its_reason(tmp_path: Pat
     assert all(r.outcome is Outcome.ACCEPTED for r in report.records if r.variant == "VRPHTW")
     card = (tmp_path / "README.md").read_text()
     assert "fidelity:missing_number" in card or "fidelity:extra_number" in card
+
+
+def test_the_token_budget_ends_the_run_cleanly_and_a_larger_one_finishes_it(tmp_path: Path) -> None:
+    samples = [grid_samples(v)[0] for v in VARIANTS]
+    with FakeOpenAI(PlayedTeacher(samples)) as server:
+        tight = _config(server.url)
+        tight = tight.model_copy(update={"teacher": tight.teacher.model_copy(update={"token_budget": 100, "concurrency": 1})})
+        cut = _run(tight, tmp_path)
+        assert cut.stopped is not None and "budget" in cut.stopped
+        assert len(cut.records) < len(VARIANTS) * 4
+        asked = len(server.requests)
+        assert asked * 15 <= 100 + 15, "no request is sent once the budget is spent"
+        finished = _run(_config(server.url), tmp_path)
+        assert finished.stopped is None and len(finished.records) == len(VARIANTS) * 4
+        assert {r.outcome for r in finished.records} == {Outcome.ACCEPTED}

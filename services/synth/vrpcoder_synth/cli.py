@@ -115,15 +115,20 @@ def run_command(
         grid = config.grid
         points = len(grid.variant_names()) * len(grid.profiles) * len(grid.seeds)
         stage1 = bars.add_task("stage 1: samples", total=points)
-        items = bars.add_task("stages 2-4: items", total=None)
+        stages = {
+            "statements": bars.add_task("stage 2: statements", total=None),
+            "code": bars.add_task("stage 3: code", total=None),
+            "verdicts": bars.add_task("stage 4: verdicts", total=None),
+        }
 
         def progress(stage: str, advance: int) -> None:
             if stage == "samples":
                 bars.advance(stage1, advance)
-            elif stage == "items_total":
-                bars.update(items, total=advance)
+            elif stage == "todo":
+                for task in stages.values():
+                    bars.update(task, total=advance)
             else:
-                bars.advance(items, advance)
+                bars.advance(stages[stage], advance)
 
         try:
             with _stdout_to_stderr(as_json):

@@ -252,11 +252,14 @@ def _record_id(item: WorkItem) -> str:
     return f"{name}-{item.key[:8]}"
 
 
-def _prepare(item: WorkItem, writer: StatementWriter, coder: Coder, clock: StageClock) -> tuple[ItemRecord | None, Written, Regenerated | None, StoredSample]:
+def _prepare(
+    item: WorkItem, writer: StatementWriter, coder: Coder, clock: StageClock, tick: Callable[[str], None]
+) -> tuple[ItemRecord | None, Written, Regenerated | None, StoredSample]:
     """Stages 2 and 3 of one item; a record when it already ends here (discarded)."""
     s = item.base.sample
     with clock.stage("statement"):
         written = writer.write(s, item.path)
+    tick("statements")
     stored = item.base
     if written.statement is not None and written.statement.node_id_map is not None:
         stored = StoredSample.of(s.model_copy(update={"node_id_map": written.statement.node_id_map}))
@@ -265,11 +268,13 @@ def _prepare(item: WorkItem, writer: StatementWriter, coder: Coder, clock: Stage
         path=item.path.value, mutant=item.mutant, sample_id=stored.sample_id,
     )
     if written.statement is None:
+        tick("code")  # nothing to regenerate: the item is decided here
         return ItemRecord(**common, outcome=Outcome.DISCARDED, reason=f"fidelity:{written.reason}"), written, None, stored
     statement = written.statement
     active = OfflineCoder(omit=item.mutant, formulation_name=item.formulation) if item.mutant else coder
     with clock.stage("code"):
         regen = active.regenerate(stored.sample, statement, item.key)
+    tick("code")
     if regen.code is None:
         record = ItemRecord(
             **common, statement=statement.text, node_id_map=statement.node_id_map, coder=regen.coder,
@@ -292,7 +297,9 @@ def run(
 ) -> RunReport:
     """Run (or resume) the pipeline into ``out`` and write the dataset.
 
-    ``progress(stage, advance)`` is called as work completes (the CLI drives its bars with it);
+    ``progress(stage, advance)`` is called as work completes (the CLI drives its bars with it):
+    ``samples`` per grid point, ``todo`` once with the number of items left, then ``statements``,
+    ``code`` and ``verdicts`` per item;
     ``stop_after`` ends the run after that many newly computed items without writing the dataset
     (what a killed run looks like; tests use it).
     """
@@ -316,9 +323,11 @@ def run(
             records[item.key] = ItemRecord.model_validate_json(path.read_text())
         else:
             todo.append(item)
-    if progress:
-        progress("items_total", len(items))
-        progress("items", len(items) - len(todo))
+    def tick(stage: str, advance: int = 1) -> None:
+        if progress:
+            progress(stage, advance)
+
+    tick("todo", len(todo))
     computed = 0
     stopped: str | None = None
     batch = config.verifier.batch_size
@@ -331,7 +340,8 @@ def run(
         try:
             # A teacher answers several items at once (its client bounds the requests in flight).
             with ThreadPoolExecutor(max_workers=parallel) as pool:
-                prepared = [(item, *done) for item, done in zip(chunk, pool.map(lambda i: _prepare(i, writer, coder, clock), chunk), strict=True)]
+                done = pool.map(lambda i: _prepare(i, writer, coder, clock, tick), chunk)
+                prepared = [(item, *result) for item, result in zip(chunk, done, strict=True)]
         except BudgetExceeded as exc:
             stopped = str(exc)
             break
@@ -358,8 +368,7 @@ def run(
             _write_atomic(out / WORK_DIR / "samples" / f"{stored.sample_id}.json", stored.text)
             records[item.key] = rec
             computed += 1
-            if progress:
-                progress("items", 1)
+            tick("verdicts")
     ordered = sorted(records.values(), key=lambda r: r.id)
     write_dataset(out, ordered)
     return RunReport(out, ordered, computed, clock, len(samples), stopped, pending)
