@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
@@ -252,10 +252,37 @@ def _record_id(item: WorkItem) -> str:
     return f"{name}-{item.key[:8]}"
 
 
-def _prepare(
-    item: WorkItem, writer: StatementWriter, coder: Coder, clock: StageClock, tick: Callable[[str], None]
-) -> tuple[ItemRecord | None, Written, Regenerated | None, StoredSample]:
-    """Stages 2 and 3 of one item; a record when it already ends here (discarded)."""
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """An item after Stages 2 and 3: what Stage 4 needs, or the record when it is decided already."""
+
+    item: WorkItem
+    stored: StoredSample
+    """The sample the statement's ids belong to (with its ``node_id_map`` on an index path)."""
+    written: Written
+    regen: Regenerated | None = None
+    decided: ItemRecord | None = None
+
+    @property
+    def script(self) -> str | None:
+        return None if self.decided is not None or self.regen is None else self.regen.code
+
+    def record(self, outcome: Outcome, reason: str, verdict: Answer | None = None) -> ItemRecord:
+        s, item, statement = self.item.base.sample, self.item, self.written.statement
+        return ItemRecord(
+            key=item.key, id=_record_id(item), variant=s.variant, kind=s.kind, profile=s.profile, seed=s.seed,
+            path=item.path.value, mutant=item.mutant, sample_id=self.stored.sample_id,
+            statement=None if statement is None else statement.text,
+            node_id_map=None if statement is None else statement.node_id_map,
+            coder=None if self.regen is None else self.regen.coder,
+            code=None if self.regen is None else self.regen.code,
+            outcome=outcome, reason=reason,
+            verdict=None if verdict is None or isinstance(verdict, str) else verdict_summary(verdict),
+        )
+
+
+def _prepare(item: WorkItem, writer: StatementWriter, coder: Coder, clock: StageClock, tick: Callable[[str], None]) -> Prepared:
+    """Stages 2 and 3 of one item."""
     s = item.base.sample
     with clock.stage("statement"):
         written = writer.write(s, item.path)
@@ -263,25 +290,18 @@ def _prepare(
     stored = item.base
     if written.statement is not None and written.statement.node_id_map is not None:
         stored = StoredSample.of(s.model_copy(update={"node_id_map": written.statement.node_id_map}))
-    common = dict(
-        key=item.key, id=_record_id(item), variant=s.variant, kind=s.kind, profile=s.profile, seed=s.seed,
-        path=item.path.value, mutant=item.mutant, sample_id=stored.sample_id,
-    )
     if written.statement is None:
         tick("code")  # nothing to regenerate: the item is decided here
-        return ItemRecord(**common, outcome=Outcome.DISCARDED, reason=f"fidelity:{written.reason}"), written, None, stored
-    statement = written.statement
+        unfaithful = Prepared(item, stored, written)
+        return replace(unfaithful, decided=unfaithful.record(Outcome.DISCARDED, f"fidelity:{written.reason}"))
     active = OfflineCoder(omit=item.mutant, formulation_name=item.formulation) if item.mutant else coder
     with clock.stage("code"):
-        regen = active.regenerate(stored.sample, statement, item.key)
+        regen = active.regenerate(stored.sample, written.statement, item.key)
     tick("code")
+    prepared = Prepared(item, stored, written, regen)
     if regen.code is None:
-        record = ItemRecord(
-            **common, statement=statement.text, node_id_map=statement.node_id_map, coder=regen.coder,
-            outcome=Outcome.DISCARDED, reason="no_code",
-        )
-        return record, written, regen, stored
-    return None, written, regen, stored
+        return replace(prepared, decided=prepared.record(Outcome.DISCARDED, "no_code"))
+    return prepared
 
 
 def run(
@@ -304,6 +324,11 @@ def run(
     (what a killed run looks like; tests use it).
     """
     clock = StageClock()
+
+    def tick(stage: str, advance: int = 1) -> None:
+        if progress:
+            progress(stage, advance)
+
     fingerprint = digest(fingerprint, code_prompt_version(), __version__, config.verifier.time_limit)
     samples: list[StoredSample] = []
     with clock.stage("samples"):
@@ -311,8 +336,7 @@ def run(
             for profile in config.grid.profiles:
                 for seed in config.grid.seeds:
                     samples.extend(grid_samples(out, variant, profile, seed, config))
-                    if progress:
-                        progress("samples", 1)
+                    tick("samples")
     items = plan_items(samples, config, fingerprint)
     records_dir = out / WORK_DIR / "items"
     records: dict[str, ItemRecord] = {}
@@ -323,10 +347,6 @@ def run(
             records[item.key] = ItemRecord.model_validate_json(path.read_text())
         else:
             todo.append(item)
-    def tick(stage: str, advance: int = 1) -> None:
-        if progress:
-            progress(stage, advance)
-
     tick("todo", len(todo))
     computed = 0
     stopped: str | None = None
@@ -340,33 +360,24 @@ def run(
         try:
             # A teacher answers several items at once (its client bounds the requests in flight).
             with ThreadPoolExecutor(max_workers=parallel) as pool:
-                done = pool.map(lambda i: _prepare(i, writer, coder, clock, tick), chunk)
-                prepared = [(item, *result) for item, result in zip(chunk, done, strict=True)]
+                prepared = list(pool.map(lambda i: _prepare(i, writer, coder, clock, tick), chunk))
         except BudgetExceeded as exc:
             stopped = str(exc)
             break
-        jobs = [(regen.code, stored.sample) for _, rec, _, regen, stored in prepared if rec is None and regen and regen.code]
+        jobs = [(p.script, p.stored.sample) for p in prepared if p.script is not None]
         with clock.stage("verify"):
             answers = iter(backend.verify_many(jobs))
-        for item, rec, written, regen, stored in prepared:
-            if rec is None:
-                assert regen is not None and written.statement is not None
+        for p in prepared:
+            record = p.decided
+            if record is None:
                 answer = next(answers)
-                outcome, reason = decide(answer, mutant=item.mutant is not None)
-                s = item.base.sample
-                rec = ItemRecord(
-                    key=item.key, id=_record_id(item), variant=s.variant, kind=s.kind, profile=s.profile, seed=s.seed,
-                    path=item.path.value, mutant=item.mutant, sample_id=stored.sample_id,
-                    statement=written.statement.text, node_id_map=written.statement.node_id_map, coder=regen.coder,
-                    code=regen.code, outcome=outcome, reason=reason,
-                    verdict=None if isinstance(answer, str) else verdict_summary(answer),
-                )
-            if rec.reason == "verifier_unavailable":
-                pending += 1
-                continue  # not a decision about the item: a re-run asks again
-            _write_atomic(records_dir / f"{item.key}.json", rec.model_dump_json())
-            _write_atomic(out / WORK_DIR / "samples" / f"{stored.sample_id}.json", stored.text)
-            records[item.key] = rec
+                if isinstance(answer, str):
+                    pending += 1
+                    continue  # no decision about the item: the verifier did not answer; a re-run asks again
+                record = p.record(*decide(answer, mutant=p.item.mutant is not None), answer)
+            _write_atomic(records_dir / f"{p.item.key}.json", record.model_dump_json())
+            _write_atomic(out / WORK_DIR / "samples" / f"{p.stored.sample_id}.json", p.stored.text)
+            records[p.item.key] = record
             computed += 1
             tick("verdicts")
     ordered = sorted(records.values(), key=lambda r: r.id)
