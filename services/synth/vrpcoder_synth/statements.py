@@ -10,8 +10,8 @@ number of the instance bound to its entity:
 - ``condensed``: the permissive condensation: same facts, compact data, hygiene wording dropped;
 - ``strict``: the strict condensation: as condensed, and route termination said in business
   words only ("vehicles do not need to return" / "every vehicle returns");
-- ``index:one_based`` / ``index:from_two`` / ``index:letters``: the scenario statement with every
-  node renamed (1..N, 2..N+1 or A, B, ..., Z, AA, ...); ``Statement.node_id_map`` maps each
+- ``index:one_based`` / ``index:from_two`` / ``index:letters``: the scenario or the condensed
+  statement (fixed per sample) with every node renamed (1..N, 2..N+1 or A, B, ..., Z, AA, ...); ``Statement.node_id_map`` maps each
   internal node number (as a string) to its new id, a bijection the verifier composes with the
   candidate's own ``id2idx`` (SPEC section 2).
 
@@ -67,6 +67,12 @@ def index_path_for(variant: str, seed: int | None, profile: int | None) -> State
     """The one index scheme a sample gets (deterministic in the sample triple, like the scene)."""
     digest = hashlib.sha256(f"index|{variant.upper()}|{seed}|{profile}".encode()).digest()
     return INDEX_PATHS[digest[0] % len(INDEX_PATHS)]
+
+
+def _index_of_condensed(variant: str, seed: int | None, profile: int | None) -> bool:
+    """Whether an index rewrite renames the condensed statement (else the scenario one): the paper
+    rewrites either, so half the samples get each, again fixed by the sample triple."""
+    return hashlib.sha256(f"index-base|{variant.upper()}|{seed}|{profile}".encode()).digest()[0] % 2 == 1
 
 
 def letter_id(position: int) -> str:
@@ -145,7 +151,8 @@ def write_statement(
     instance, own_seed, own_profile = _source(source)
     hint = choose_hint(instance.spec.name, own_seed if seed is None else seed, own_profile if profile is None else profile)
     labels = node_labels(instance.num_nodes, path.scheme)
-    text = _Writer(instance, hint, labels, path).text()
+    triple = (instance.spec.name, own_seed if seed is None else seed, own_profile if profile is None else profile)
+    text = _Writer(instance, hint, labels, path, condensed_base=path.is_index and _index_of_condensed(*triple)).text()
     id_map = {str(p): label for p, label in enumerate(labels)} if path.is_index else None
     return Statement(text=text, path=path, hint=hint, labels=labels, node_id_map=id_map)
 
@@ -153,13 +160,15 @@ def write_statement(
 class _Writer:
     """Sentences of one statement; each method returns lines (a line holds one entity's facts)."""
 
-    def __init__(self, instance: Instance, hint: Hint, labels: tuple[str, ...], path: StatementPath) -> None:
+    def __init__(
+        self, instance: Instance, hint: Hint, labels: tuple[str, ...], path: StatementPath, *, condensed_base: bool = False
+    ) -> None:
         self.inst = instance
         self.spec = instance.spec
         self.hint = hint
         self.labels = labels
         self.path = path
-        self.compact = path in (StatementPath.CONDENSED, StatementPath.STRICT)
+        self.compact = condensed_base or path in (StatementPath.CONDENSED, StatementPath.STRICT)
         self.style = hint.style
         self.scene = hint.scene
         self.unit = hint.unit
