@@ -504,11 +504,13 @@ class MutantReport(BaseModel):
 
 
 def failures(verdict: Verdict) -> list[str]:
-    """What in a verdict tells a wrong candidate apart: a failed build, DIFF, or a judged probe
-    that failed (an unjudgeable probe tells nothing)."""
+    """What in a verdict tells a wrong candidate apart: a failed build, DIFF, the optimum check (the
+    candidate's own plan breaks a rule), or a judged probe that failed (an unjudgeable probe tells
+    nothing)."""
     if not verdict.build:
         return ["build"]
     found = [] if verdict.diff else ["diff"]
+    found += [] if verdict.optimum_ok else ["optimum"]
     return found + [p.name for p in verdict.probes if p.judged and not p.passed]
 
 
