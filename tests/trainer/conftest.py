@@ -18,7 +18,7 @@ from vrpcoder_trainer.tiny import build_tiny_model
 from vrpcoder_verifier.settings import Settings
 from vrpcoder_verifier.stack import LocalStack, RedisServer, purge, redis_answers, stack_settings
 
-from tests.trainer.support import MACHINE_REDIS, cvrp_samples, entries, tiny_config, tokenizer_corpus
+from tests.trainer.support import MACHINE_REDIS, NO_MODEL, cvrp_samples, entries, tiny_config, tokenizer_corpus
 
 
 @pytest.fixture(scope="session")
@@ -28,7 +28,9 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def dataset_dir(workdir: Path) -> Path:
-    return write_dataset(workdir / "data", entries(cvrp_samples()))
+    """Prompts for the CVRP samples; the SFT target is a short script that runs and builds nothing,
+    which a tiny model learns in a few steps (the gold scripts take the benchmark minutes)."""
+    return write_dataset(workdir / "data", entries(cvrp_samples(), NO_MODEL))
 
 
 @pytest.fixture(scope="session")
@@ -38,11 +40,11 @@ def tiny_model(workdir: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def sft_adapter(workdir: Path, dataset_dir: Path, tiny_model: Path) -> Path:
-    """The tiny model after a short LoRA SFT on the gold scripts: it now writes fenced code."""
+    """The tiny model after a short LoRA SFT: it now writes fenced code for the verifier to score."""
     config = tiny_config(
         "tiny_sft_cpu.yaml",
         **{"model.name_or_path": str(tiny_model), "dataset.path": str(dataset_dir), "run.output_dir": str(workdir / "sft"),
-           "run.max_steps": 16, "run.save_steps": 8},
+           "run.max_steps": 20, "run.save_steps": 10},
     )
     return run_sft(config)
 

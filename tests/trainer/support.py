@@ -28,9 +28,10 @@ def statement(sample: Sample) -> str:
     return f"Write the gurobipy model of routing instance {sample.id} ({sample.variant})."
 
 
-def entries(samples: tuple[Sample, ...]) -> list[DatasetEntry]:
+def entries(samples: tuple[Sample, ...], target: str | None = None) -> list[DatasetEntry]:
+    """One record per sample; its SFT target is ``target`` (default: the sample's gold script)."""
     return [
-        DatasetEntry(id=s.id, variant=s.variant, path="scenario", statement=statement(s), target_code=s.gold_code,
+        DatasetEntry(id=s.id, variant=s.variant, path="scenario", statement=statement(s), target_code=target or s.gold_code,
                      sample_json=s.model_dump_json())
         for s in samples
     ]

@@ -14,7 +14,9 @@ later TRL could change that, ``VerifierGRPOTrainer`` (grpo.py) also refuses to l
 advantage through (``guard_advantages``) and counts any it had to clear.
 
 Per completion, the verdict's parts are kept (build, DIFF, share of probes passed, the dual pass,
-and each probe's constraint family), and ``drain`` hands their means to the training logs.
+and each probe's constraint family), and ``drain`` hands their means to the training logs:
+``verifier/dual_pass`` is the share of verdicts that pass, ``verifier/dual_pass_rate`` the share of
+all scored rollouts (a reply without code counts as not passing; a None is left out).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class ComponentLog:
     family_passed: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     no_code: int = 0
     none: int = 0
+    completions: int = 0
 
     def add(self, result: VerifyResult | None) -> None:
         """A completion's result; None (no code sent, or the service unreachable) has no parts to log."""
@@ -78,6 +81,7 @@ class GroupedVerifierReward:
 
     def __init__(self, client: Any, options: VerifyOptions, group_size: int, *, check: bool = True) -> None:
         self.group_size = group_size
+        self._options = options
         self.__name__ = REWARD_NAME
         self._lock = threading.Lock()
         self._log = ComponentLog()
@@ -104,6 +108,7 @@ class GroupedVerifierReward:
             no_code = sum(extract_code(c) is None for c in completions[window])
             with self._lock:
                 self._log.none += sum(r is None for r in group)
+                self._log.completions += len(group)
                 self._log.no_code += no_code
                 self.totals.groups += 1
                 self.totals.completions += len(group)
@@ -122,6 +127,7 @@ class GroupedVerifierReward:
             "verifier/diff": _mean(log.diff),
             "verifier/inj_fraction": _mean(log.inj_fraction),
             "verifier/dual_pass": _mean(log.dual_pass),
+            "verifier/dual_pass_rate": sum(log.dual_pass) / (log.completions - log.none) if log.completions > log.none else math.nan,
             "verifier/none_this_step": float(log.none),
             "verifier/none_total": float(totals.none),
             "verifier/all_none_groups_total": float(totals.all_none_groups),

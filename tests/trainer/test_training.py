@@ -1,0 +1,96 @@
+"""One SFT step and GRPO steps on the tiny local model, against the real verifier service."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+import safetensors.torch
+from vrpcoder_client.client import VerifierClient
+from vrpcoder_trainer.config import GRPORunConfig, MergeConfig, SFTRunConfig
+from vrpcoder_trainer.grpo import run_grpo
+from vrpcoder_trainer.merge import run_merge
+from vrpcoder_trainer.sft import last_checkpoint, run_sft
+from vrpcoder_verifier.stack import LocalStack
+
+from tests.trainer.support import tiny_config
+
+
+def test_sft_writes_a_peft_adapter_and_learns(sft_adapter: Path) -> None:
+    assert (sft_adapter / "adapter_config.json").is_file() and (sft_adapter / "adapter_model.safetensors").is_file()
+    config = json.loads((sft_adapter / "adapter_config.json").read_text())
+    assert config["peft_type"] == "LORA" and config["r"] == 16 and config["lora_alpha"] == 32
+    weights = safetensors.torch.load_file(str(sft_adapter / "adapter_model.safetensors"))
+    assert any("lora_B" in name and tensor.abs().sum() > 0 for name, tensor in weights.items()), "LoRA B moved from zero"
+    state = json.loads((sft_adapter.parent / "checkpoint-20" / "trainer_state.json").read_text())
+    losses = [entry["loss"] for entry in state["log_history"] if "loss" in entry]
+    assert len(losses) >= 2 and losses[-1] < losses[0], f"loss should fall on the assistant tokens: {losses}"
+
+
+def test_sft_resumes_from_its_last_checkpoint(workdir: Path, dataset_dir: Path, tiny_model: Path) -> None:
+    overrides = {"model.name_or_path": str(tiny_model), "dataset.path": str(dataset_dir), "run.output_dir": str(workdir / "sft-resume"),
+                 "run.save_steps": 1, "run.logging_steps": 1, "max_length": 512}
+    first: SFTRunConfig = tiny_config("tiny_sft_cpu.yaml", **overrides, **{"run.max_steps": 1})
+    run_sft(first)
+    assert last_checkpoint(first.run.output_dir) == str(workdir / "sft-resume" / "checkpoint-1")
+    second: SFTRunConfig = tiny_config("tiny_sft_cpu.yaml", **overrides, **{"run.max_steps": 2})
+    run_sft(second, resume=True)
+    state = json.loads((workdir / "sft-resume" / "checkpoint-2" / "trainer_state.json").read_text())
+    steps = [entry["step"] for entry in state["log_history"] if "loss" in entry]
+    assert steps == [1, 2], "the second run continued from step 1 instead of starting over"
+
+
+def _grpo(workdir: Path, dataset_dir: Path, tiny_model: Path, sft_adapter: Path, name: str, steps: int) -> GRPORunConfig:
+    return tiny_config("tiny_grpo_cpu.yaml", **{
+        "model.name_or_path": str(tiny_model), "model.adapters": [str(sft_adapter)], "dataset.path": str(dataset_dir),
+        "run.output_dir": str(workdir / name), "run.max_steps": steps, "run.save_steps": steps,
+    })
+
+
+def test_grpo_step_scores_rollouts_with_the_verifier(
+    workdir: Path, dataset_dir: Path, tiny_model: Path, sft_adapter: Path, stack: LocalStack, client: VerifierClient
+) -> None:
+    config = _grpo(workdir, dataset_dir, tiny_model, sft_adapter, "grpo", 1)
+    adapter, trainer = run_grpo(config, client=client)
+    assert (adapter / "adapter_config.json").is_file()
+    (log,) = [entry for entry in trainer.state.log_history if "reward" in entry]
+    totals = trainer.verifier_reward.totals
+    assert totals.completions == 4 and totals.groups == 1 and totals.none == 0
+    assert trainer.verifier_reward.stats.calls == 1, "one batch request for the group"
+    assert math.isfinite(log["loss"]) and 0.0 <= log["reward"] <= 1.0
+    assert log["verifier/no_code_this_step"] < 4, "the SFT'd tiny model writes code the verifier scores"
+    assert log["verifier/build"] is not None and "verifier/dual_pass_rate" in log
+    summary = json.loads((workdir / "grpo" / "reward_summary.json").read_text())
+    assert summary["reward_totals"]["completions"] == 4
+
+
+def test_grpo_survives_the_verifier_being_down(
+    workdir: Path, dataset_dir: Path, tiny_model: Path, sft_adapter: Path, down_client: VerifierClient, stack: LocalStack
+) -> None:
+    from vrpcoder_trainer.grpo import build_grpo_trainer
+
+    config = _grpo(workdir, dataset_dir, tiny_model, sft_adapter, "grpo-down", 2)
+    with VerifierClient(stack.base_url, stack.token, timeout=60) as up:
+        trainer = build_grpo_trainer(config, up)  # registered and checked while the service is up
+    reward = trainer.verifier_reward
+    reward._inner = type(reward)(down_client, reward._options, reward.group_size, check=False)._inner  # the service goes away
+    trainer.train()
+    logs = [entry for entry in trainer.state.log_history if "loss" in entry and "reward_std" in entry]
+    assert len(logs) == 2, "training went on through both steps"
+    assert all(math.isfinite(entry["loss"]) for entry in logs)
+    with_code = reward.totals.completions - sum(entry["verifier/no_code_this_step"] for entry in logs)
+    assert reward.totals.none == with_code > 0, "every completion with code got None, none got a silent 0"
+    assert trainer.cleared_advantages == 0, "TRL already zeroed the unscorable advantages; the guard had nothing to clear"
+
+
+def test_merge_writes_a_loadable_model(workdir: Path, tiny_model: Path, sft_adapter: Path) -> None:
+    from transformers import AutoModelForCausalLM
+
+    config: MergeConfig = tiny_config("tiny_merge_cpu.yaml", **{
+        "model.name_or_path": str(tiny_model), "model.adapters": [str(sft_adapter)], "output_dir": str(workdir / "merged")})
+    out = run_merge(config)
+    assert (out / "model.safetensors").is_file() and (out / "tokenizer.json").is_file()
+    merged = AutoModelForCausalLM.from_pretrained(out)
+    assert not any("lora" in name for name, _ in merged.named_parameters())
