@@ -9,7 +9,6 @@ OpenAI-compatible server on a real socket (``vrpcoder_eval.scripted``).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from vrpcoder_verifier.settings import Settings

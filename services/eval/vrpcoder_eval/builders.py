@@ -158,12 +158,24 @@ def _sampled_item(
     )
 
 
-def build_b1(store: BenchmarkDir, writer: StatementWriter, size: int = B1_DEFAULT_SIZE, **kwargs: object) -> BuildResult:
-    return build_sampled(BenchmarkName.B1, [v.name for v in train_variants()], size, store, writer, **kwargs)  # type: ignore[arg-type]
+def build_b1(
+    store: BenchmarkDir, writer: StatementWriter, size: int = B1_DEFAULT_SIZE, *, seed_start: int = EVAL_SEED_OFFSET,
+    time_limit: float = 60.0, progress: Progress = _noop,
+) -> BuildResult:
+    """B1: the 18 training variants."""
+    variants = [v.name for v in train_variants()]
+    return build_sampled(BenchmarkName.B1, variants, size, store, writer, seed_start=seed_start, time_limit=time_limit,
+                         progress=progress)
 
 
-def build_b2(store: BenchmarkDir, writer: StatementWriter, size: int = B2_DEFAULT_SIZE, **kwargs: object) -> BuildResult:
-    return build_sampled(BenchmarkName.B2, [v.name for v in held_out_variants()], size, store, writer, **kwargs)  # type: ignore[arg-type]
+def build_b2(
+    store: BenchmarkDir, writer: StatementWriter, size: int = B2_DEFAULT_SIZE, *, seed_start: int = EVAL_SEED_OFFSET,
+    time_limit: float = 60.0, progress: Progress = _noop,
+) -> BuildResult:
+    """B2: the three held-out variant combinations."""
+    variants = [v.name for v in held_out_variants()]
+    return build_sampled(BenchmarkName.B2, variants, size, store, writer, seed_start=seed_start, time_limit=time_limit,
+                         progress=progress)
 
 
 # ---- benchmark 3 ---------------------------------------------------------------------------------
