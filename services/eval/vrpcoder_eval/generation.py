@@ -151,10 +151,14 @@ class OpenAIChatGenerator:
         """The model name to send: the one given, else the first the server lists."""
         if self._model is None:
             response = await self._request("GET", "/models")
-            models = response.json().get("data") or []
-            if not models:
+            try:
+                models = response.json().get("data") or []
+                first = str(models[0]["id"]) if models else None
+            except (ValueError, AttributeError, KeyError, TypeError):
+                raise GenerationError(f"{self.base_url}/models: not a model list: {response.text[:300]}") from None
+            if first is None:
                 raise GenerationError(f"{self.base_url}/models lists no model; pass --model-name")
-            self._model = str(models[0]["id"])
+            self._model = first
         return self._model
 
     async def aclose(self) -> None:
@@ -187,11 +191,13 @@ class OpenAIChatGenerator:
         }
         if decoding.seed is not None:
             payload["seed"] = decoding.seed
-        body = (await self._request("POST", "/chat/completions", payload)).json()
+        response = await self._request("POST", "/chat/completions", payload)
         try:
+            body = response.json()
             choice = body["choices"][0]
             text = choice["message"]["content"] or ""
-        except (KeyError, IndexError, TypeError) as exc:
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            body = response.text
             raise GenerationError(f"unexpected completion body from {self.base_url}: {str(body)[:300]}") from exc
         usage = body.get("usage") or {}
         return Completion(
