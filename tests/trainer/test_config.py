@@ -26,6 +26,7 @@ SHIPPED = {
     "tiny_grpo_cpu.yaml": GRPORunConfig,
     "tiny_frontier_cpu.yaml": FrontierConfig,
     "tiny_merge_cpu.yaml": MergeConfig,
+    "frontier_qwen3_8b.yaml": FrontierConfig,
 }
 
 

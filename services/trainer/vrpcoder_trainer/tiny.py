@@ -9,11 +9,12 @@ real model does (``vrpcoder_trainer.models``).
 (A LLaMA config rather than Qwen2: transformers 5 rebuilds a Qwen2 checkpoint's tokenizer with
 Qwen's own pre-tokenizer, whereas a LLaMA checkpoint keeps the tokenizer saved with it.)
 
-The tokenizer's pre-tokenizer splits after each newline and nowhere else: BPE merges may then span
-a whole line of a gold script, so a 10,000-character script becomes a few hundred tokens and a CPU
-generates it in seconds (a property of the tiny corpus, not something a real model needs). The split
-at newlines keeps the chat template's "assistant\n" apart from the reply, so the prompt's tokens stay
-a prefix of the prompt-plus-reply tokens and the SFT loss mask falls exactly on the reply.
+The tokenizer's pre-tokenizer splits only where a line ends right before a code fence: BPE merges
+may then span many lines of a gold script, so a 10,000-character script becomes a handful of tokens
+and the CPU generates it at once (a property of the tiny corpus, not something a real model needs).
+That one split keeps the chat template's "assistant\n" apart from the reply's opening fence, so the
+prompt's tokens stay a prefix of the prompt-plus-reply tokens and the SFT loss mask falls exactly
+on the reply.
 """
 
 from __future__ import annotations
@@ -57,13 +58,13 @@ class TinyModelSpec:
 
 def train_tokenizer(corpus: Iterable[str], vocab_size: int):  # type: ignore[no-untyped-def]
     """A byte-level BPE tokenizer with ChatML special tokens, trained on ``corpus``."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
         [
-            pre_tokenizers.Split("\n", behavior="merged_with_previous"),
+            pre_tokenizers.Split(Regex(r"\n(?=```)"), behavior="merged_with_previous"),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )
