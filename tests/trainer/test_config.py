@@ -138,3 +138,23 @@ def test_every_setting_is_documented(record: type) -> None:
     assert rows
     undocumented = [key for key, _, meaning in rows if not meaning.strip()]
     assert undocumented == []
+
+
+def test_dataset_cards_name_their_configs_and_records_load(tmp_path: Path) -> None:
+    from vrpcoder_trainer.config import DatasetSettings
+    from vrpcoder_trainer.dataset import DatasetEntry, load_records, write_dataset
+
+    from tests.trainer.support import cvrp_samples
+
+    sample = cvrp_samples()[0]
+    entry = DatasetEntry(id="a", variant="CVRP", path="scenario", statement="q", target_code="x = 1", sample_json=sample.model_dump_json())
+    first = write_dataset(tmp_path / "one" / "data", [entry])
+    second = write_dataset(tmp_path / "two" / "data", [entry.model_copy(update={"id": "b"}), entry.model_copy(update={"id": "c"})])
+    assert list(load_records(DatasetSettings(path=str(first), config="sft"))["id"]) == ["a"]
+    assert list(load_records(DatasetSettings(path=str(second), config="sft"))["id"]) == ["b", "c"], "same folder name, own records"
+    grpo = load_records(DatasetSettings(path=str(first), config="grpo"))
+    assert grpo[0]["prompt"][1] == {"role": "user", "content": "q"}
+    with pytest.raises(ConfigError, match="no config 'nope'"):
+        load_records(DatasetSettings(path=str(first), config="nope"))
+    with pytest.raises(ConfigError, match="has no records"):
+        load_records(DatasetSettings(path=str(first), config="reserved"))

@@ -10,12 +10,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import datasets
 import pytest
 from vrpcoder.mutants import mutation_rules
 from vrpcoder_client.client import VerifierClient
-from vrpcoder_trainer.config import EndpointSettings, FrontierConfig, GenerationSettings, load_config
-from vrpcoder_trainer.dataset import fenced
+from vrpcoder_trainer.config import DatasetSettings, EndpointSettings, FrontierConfig, GenerationSettings, load_config
+from vrpcoder_trainer.dataset import fenced, load_records
 from vrpcoder_trainer.frontier import EndpointRollouts, Outcome, classify, reward_variance, run_frontier
 
 from tests.trainer.support import NO_MODEL, cvrp_samples
@@ -65,7 +64,7 @@ def test_frontier_keeps_only_prompts_with_reward_variance(client: VerifierClient
     assert report.totals.get("all_correct") == 1 and report.totals.get("kept") == 1
     assert report.totals.get("all_wrong", 0) == len(samples) - 2
     assert report.by_variant["CVRP"]["kept"] == 1 and report.none_rewards == 0
-    kept = datasets.load_dataset(str(tmp_path / "frontier"), "frontier", split="train")
+    kept = load_records(DatasetSettings(path=str(tmp_path / "frontier"), config="frontier"))
     assert list(kept["id"]) == [attacked.id]
     assert (tmp_path / "frontier" / "samples" / f"{kept[0]['sample_id']}.json").is_file()
     lines = [json.loads(line) for line in (tmp_path / "frontier" / "rollouts.jsonl").read_text().splitlines()]

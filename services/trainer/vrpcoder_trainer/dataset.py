@@ -143,22 +143,44 @@ def write_dataset(directory: Path | str, entries: Sequence[DatasetEntry]) -> Pat
     return out
 
 
+def card_data_files(folder: Path, config: str) -> list[Path]:
+    """The train files the dataset card (README.md front matter) lists for ``config``."""
+    card = folder / "README.md"
+    try:
+        text = card.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{folder}: not a dataset folder (no README.md with a configs list)") from exc
+    parts = text.split("---", 2)
+    front = yaml.safe_load(parts[1]) if text.startswith("---") and len(parts) == 3 else None
+    configs = {c.get("config_name"): c for c in (front or {}).get("configs", []) if isinstance(c, dict)}
+    if config not in configs:
+        raise ConfigError(f"{card}: no config {config!r} (the card lists {', '.join(map(str, configs)) or 'none'})")
+    files = configs[config].get("data_files")
+    entries = [files] if isinstance(files, (str, dict)) else list(files or [])
+    paths = [e if isinstance(e, str) else e.get("path") for e in entries if isinstance(e, str) or e.get("split", "train") == "train"]
+    return [folder / p for p in paths if p]
+
+
 def load_records(settings: DatasetSettings):  # type: ignore[no-untyped-def]
-    """The config's train split as a ``datasets.Dataset`` (through the card, as any consumer reads it)."""
+    """The config's train split as a ``datasets.Dataset``, read from the files its card names.
+
+    Read in memory rather than through ``load_dataset``'s cache: datasets 5 keys that cache on the
+    folder's *name* and the config, so two dataset folders both called "data" read each other's
+    records (seen here between two runs).
+    """
     import datasets
 
     folder = Path(settings.path)
-    if not (folder / "README.md").is_file():
-        raise ConfigError(f"{folder}: not a dataset folder (no README.md with a configs list)")
-    try:
-        data = datasets.load_dataset(str(folder), settings.config, split="train")
-    except ValueError as exc:
-        raise ConfigError(f"{folder}: cannot load config {settings.config!r}: {exc}") from exc
-    if len(data) == 0:
+    files = card_data_files(folder, settings.config)
+    missing = [str(f) for f in files if not f.is_file()]
+    if not files or missing:
+        raise ConfigError(f"{folder}: config {settings.config!r} has no data files ({', '.join(missing) or 'none listed'})")
+    rows = [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if not rows:
         raise ConfigError(f"{folder}: config {settings.config!r} has no records")
     if settings.limit is not None:
-        data = data.select(range(min(settings.limit, len(data))))
-    return data
+        rows = rows[: settings.limit]
+    return datasets.Dataset.from_list(rows)
 
 
 def sample_texts(directory: Path | str, sample_ids: Iterable[str]) -> dict[str, str]:
