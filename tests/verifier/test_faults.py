@@ -120,6 +120,29 @@ def _until_done(client: VerifierClient, job_id: str, timeout: float) -> tuple[Ve
     return result, time.monotonic() - started
 
 
+def test_a_worker_asked_to_stop_finishes_its_item_and_hands_the_rest_of_the_batch_over(
+    redis_server: RedisServer, tmp_path: Path, cvrp: Sample
+) -> None:
+    """SIGTERM (a scale-down) waits for the candidate in hand, not for every item its drain could take."""
+    seconds_each = 1.5
+    slow = [f"{slow_gold(cvrp, seconds_each)}\n# handed over {i}\n" for i in range(6)]
+    with _stack(redis_server, tmp_path, workers=1) as stack, VerifierClient(stack.base_url, stack.token) as client:
+        time.sleep(2 * stack.settings.worker_heartbeat_seconds)
+        pending = client.verify_batch(slow, cvrp, options=OPTIONS, wait=0.0, until_done=False)
+        assert pending[0].job_id is not None
+        _worker_running(stack, pending[0].job_id)
+        process = stack.worker_processes[0]
+        os.killpg(process.pid, signal.SIGTERM)
+        started = time.monotonic()
+        process.wait(timeout=30)
+        assert time.monotonic() - started < 2 * seconds_each + 3.0, "the worker ran on through the batch"
+        done_before = [r for r in (client.job(str(p.job_id)) for p in pending) if r.done]
+        assert 1 <= len(done_before) < len(slow)
+        stack.start_worker()
+        done = client.wait(pending, timeout=60)
+        assert all(r.state is JobState.FINISHED and r.reward == pytest.approx(1.0) for r in done)
+
+
 def test_killed_worker_job_is_rerun_on_another_worker(
     redis_server: RedisServer, tmp_path: Path, cvrp: Sample
 ) -> None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 import uuid
 from collections import OrderedDict
@@ -88,7 +89,7 @@ class JobNotice(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class ItemSpec:
-    """One candidate, one job. ``id`` is what the client sees as its job id and polls GET /v1/jobs with."""
+    """One candidate of a batch. ``id`` is what the client sees as its job id and polls GET /v1/jobs with."""
 
     id: str
     candidate: str
@@ -182,6 +183,9 @@ class WorkerContext:
     settings: Settings
     executor: Executor
     samples: OrderedDict[str, Sample] = field(default_factory=OrderedDict)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    """Set when the worker is asked to stop (SIGTERM): a drain then hands its batch over after the
+    item in hand, so a warm shutdown waits for one candidate, not for a whole batch."""
 
     def sample(self, connection: redis.Redis, sample_id: str) -> Sample | None:
         """Parsed samples are kept: a GRPO group sends the same sample with every candidate."""
@@ -315,8 +319,19 @@ def drain(token: str, config: str, notify: str) -> None:
             if raw is not None:
                 _run_one(context, connection, raw, verify_config, notify, enqueued, taken)
     take = connection.register_script(_TAKE_SCRIPT)
-    while (raw := take(keys=[keys.todo, taken, keys.items])) is not None:
+    while not context.stopping.is_set() and (raw := take(keys=[keys.todo, taken, keys.items])) is not None:
         _run_one(context, connection, raw, verify_config, notify, enqueued, taken)
+    if context.stopping.is_set():
+        hand_over(job, connection, context.settings, token)
+
+
+def hand_over(job: Job, connection: redis.Redis, settings: Settings, token: str) -> None:
+    """Enqueue a fresh drain for what is left of the batch (its other drains may all be done)."""
+    if connection.llen(BatchKeys.of(settings, token).todo):
+        queue = Queue(job.origin, connection=connection, serializer=JSONSerializer)
+        data = _drain_data(token, str(job.kwargs["config"]), str(job.kwargs["notify"]), dict(job.meta), settings,
+                           int(job.timeout or settings.job_timeout_seconds))
+        queue.enqueue_many([data])
 
 
 def describe_failure(exc_type: type[BaseException] | None, exc_value: BaseException | None) -> str:
@@ -350,10 +365,7 @@ def on_job_failure(
         publish(connection, settings, notify, JobNotice(job_id=item_id, failure=failure), taken=taken)
         log_event(logger, "job failed", logging.WARNING, job=item_id, verdict="failed", reward=None, failure=failure)
     connection.delete(taken)
-    if connection.llen(keys.todo):
-        queue = Queue(job.origin, connection=connection, serializer=JSONSerializer)
-        data = _drain_data(token, str(job.kwargs["config"]), notify, dict(job.meta), settings, int(job.timeout or 0))
-        queue.enqueue_many([data])
+    hand_over(job, connection, settings, token)
 
 
 def _settings_meta(settings: Settings) -> str:

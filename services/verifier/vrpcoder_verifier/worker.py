@@ -55,9 +55,17 @@ class VerifierWorker(SimpleWorker):
 
     HEARTBEAT_EVERY_SECONDS = 1.0
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, stopping: threading.Event | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._last_beat_at = float("-inf")
+        self._stopping = stopping
+
+    def request_stop(self, signum: Any, frame: Any) -> None:
+        """Warm shutdown: besides rq's own flag, tell the running drain to hand its batch over after
+        the candidate in hand (see ``queue.drain``)."""
+        if self._stopping is not None:
+            self._stopping.set()
+        super().request_stop(signum, frame)
 
     def heartbeat(self, timeout: int | None = None, pipeline: Pipeline | None = None) -> None:
         if pipeline is not None:
@@ -140,7 +148,8 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
         sandbox=executor_report(executor, sandbox_report()),
         licence=licence,
     )
-    install_context(WorkerContext(settings=settings, executor=executor))
+    context = WorkerContext(settings=settings, executor=executor)
+    install_context(context)
     connection = redis.Redis.from_url(
         settings.redis_url,
         socket_connect_timeout=settings.redis_timeout_seconds,
@@ -154,7 +163,8 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
     try:
         while True:
             worker = VerifierWorker(
-                [make_queue(connection, settings)], connection=connection, name=report.name, serializer=JSONSerializer
+                [make_queue(connection, settings)], connection=connection, name=report.name, serializer=JSONSerializer,
+                stopping=context.stopping,
             )
             worker.log_result_lifespan = False
             try:
