@@ -182,8 +182,8 @@ def import_library(
         chosen = select_customers(library, customers)
         default_distance = library.distance
         library, distance_note = _with_distance(library, distance)
-        instance, fleet_note = _assemble(library, chosen, variant=variant, vehicles=vehicles)
-        warnings = _vrpb_check(library, instance, chosen)
+        instance, fleet_note, warnings = _assemble(library, chosen, variant=variant, vehicles=vehicles)
+        _refuse_vrpb_without_plan(library, instance, chosen)
         whole = len(chosen) == len(library.customers) and list(chosen) == list(range(len(chosen)))
         as_published = instance.variant == library.variant and vehicles is None and library.distance == default_distance
         if whole and as_published:
@@ -196,8 +196,8 @@ def import_library(
     ids = library.file_ids()
     kept = Convention(
         "customers",
-        ", ".join(str(ids[i]) for i in chosen),
-        "all of the file's customers" if whole else "file ids of the kept customers (depots are always kept)",
+        f"all {len(chosen)}" if whole else ", ".join(str(ids[i]) for i in chosen),
+        "the whole file" if whole else "file ids of the kept customers (depots are always kept)",
     )
     return ImportResult(instance, (distance_note, fleet_note, kept), warnings)
 
@@ -281,9 +281,9 @@ def _sub_name(library: LibraryFile, chosen: Sequence[int]) -> str:
 
 def _assemble(
     library: LibraryFile, chosen: Sequence[int], *, variant: str | None, vehicles: int | None
-) -> tuple[Instance, Convention]:
+) -> tuple[Instance, Convention, tuple[str, ...]]:
     """Keep the depots and the ``chosen`` customers (positions in file order) and assemble a
-    validated ``Instance``, with the note that says which fleet it got."""
+    validated ``Instance``, with the note that says which fleet it got and any warning about it."""
     kept = tuple(library.customers[i] for i in chosen)
     nodes = [*range(len(library.depots)), *(len(library.depots) + i for i in chosen)]
     matrix = None if library.matrix is None else tuple(tuple(library.matrix[i][j] for j in nodes) for i in nodes)
@@ -291,7 +291,7 @@ def _assemble(
     target = library.variant if variant is None else get_variant(variant).name
     points = [(d.x, d.y) for d in library.depots] + [(c.x, c.y) for c in kept]
     measured = distance_matrix(library.distance, points, matrix)
-    fleet, note = _fleet(library, kept, vehicles, target, measured)
+    fleet, note, warnings = _fleet(library, kept, vehicles, target, measured)
     try:
         instance = Instance(
             name=name,
@@ -302,7 +302,7 @@ def _assemble(
             distance=DistanceSpec(kind=library.distance, matrix=matrix),
             provenance=Provenance(source=library.source),
         )
-        return instance, note
+        return instance, note, warnings
     except ValidationError as exc:
         if variant is None:
             raise
@@ -755,7 +755,7 @@ def _fleet(
     vehicles: int | None,
     variant: str,
     matrix: Sequence[Sequence[float]],
-) -> tuple[tuple[Vehicle, ...], Convention]:
+) -> tuple[tuple[Vehicle, ...], Convention, tuple[str, ...]]:
     """The fleet of a (sub-)instance and the note that says where it came from.
 
     Order of precedence: ``--vehicles``; the file's own fleet (CVRPLIB ``-kN`` or VEHICLES, the
@@ -769,11 +769,12 @@ def _fleet(
     if spec.is_tsp:
         if vehicles not in (None, 1):
             raise ValueError(f"{library.name}: a TSP has exactly one vehicle, not {vehicles}")
-        return (Vehicle(depot=0),), Convention("fleet", "1 vehicle", "a TSP has one vehicle")
+        return (Vehicle(depot=0),), Convention("fleet", "1 vehicle", "a TSP has one vehicle"), ()
     if vehicles is not None and vehicles < 1:
         raise ValueError(f"{library.name}: vehicles must be at least 1, got {vehicles}")
     out: list[Vehicle] = []
     reasons: list[str] = []
+    warnings: list[str] = []
     for depot, capacity in enumerate(library.capacity):
         limit = None if spec.capacity is CapacityKind.NONE else capacity
         if vehicles is not None:
@@ -783,7 +784,7 @@ def _fleet(
             capped = "" if count == library.fleet[depot] else f", capped at the {len(kept)} kept customers"
             reason = f"the file's fleet of {library.fleet[depot]}{capped}"
         else:
-            count, reason = non_binding_fleet(
+            count, reason, proven = non_binding_fleet(
                 kept,
                 limit,
                 split=spec.has(Module.SPLIT),
@@ -792,12 +793,18 @@ def _fleet(
                 depot=depot,
                 num_depots=len(library.depots),
             )
+            if not proven:
+                warnings.append(f"the fleet of {count} may bind: {reason}")
         out.extend(Vehicle(depot=depot, capacity=limit) for _ in range(count))
         reasons.append(reason)
     per_depot = "" if len(library.depots) == 1 else " per depot"
     counts = sorted({sum(1 for v in out if v.depot == d) for d in range(len(library.depots))})
     choice = f"{'/'.join(map(str, counts))} vehicle(s){per_depot}"
-    return tuple(out), Convention("fleet", choice, reasons[0])
+    room = sum(v.capacity for v in out if v.capacity is not None)
+    demand = sum(c.demand for c in kept)
+    if spec.capacity is CapacityKind.HOMOGENEOUS and not spec.has(Module.PD) and demand > room + 1e-9:
+        warnings.append(f"the fleet carries {room:g} in all, less than the kept demand {demand:g}: no plan exists")
+    return tuple(out), Convention("fleet", choice, reasons[0]), tuple(warnings)
 
 
 MERGEABLE_MODULES = frozenset({Module.MD, Module.SPLIT})
@@ -814,7 +821,7 @@ def non_binding_fleet(
     matrix: Sequence[Sequence[float]],
     depot: int = 0,
     num_depots: int = 1,
-) -> tuple[int, str]:
+) -> tuple[int, str, bool]:
     """A fleet no optimal plan needs more of, for libraries whose problem has an unlimited fleet.
 
     Why ``2 * ceil(D / Q) - 1`` suffices (D the kept demand, Q the capacity): when going from one
@@ -828,11 +835,11 @@ def non_binding_fleet(
     ``ceil(D / Q)``, can bind: SDVRP optima often use more routes than that. Where the argument
     does not apply (rules other than capacity, or the depot shortcut fails), a non-split fleet
     gets one vehicle per customer and a split fleet keeps the bound with a reason saying it is
-    not proven there.
+    not proven there. Returns (vehicles, reason, proven).
     """
     n = len(kept)
     if capacity is None:
-        return 1, "the variant has no capacity: one vehicle"
+        return 1, "the variant has no capacity: one vehicle", True
     full_loads = max(1, math.ceil(sum(c.demand for c in kept) / capacity - 1e-9))
     bound = 2 * full_loads - 1
     customers = range(num_depots, len(matrix))
@@ -847,20 +854,20 @@ def non_binding_fleet(
     )
     if not split:
         if not proven:
-            return n, f"the file names no fleet (unlimited); one vehicle per customer ({why_not})"
+            return n, f"the file names no fleet (unlimited); one vehicle per customer ({why_not})", True
         count = min(n, bound)
         return count, (
             f"the file names no fleet (unlimited in the library's problem); min(customers, 2*ceil(D/Q)-1) = "
             f"{count} cannot bind (two routes that fit one vehicle merge at no extra cost; ceil(D/Q) = "
             f"{full_loads} could)"
-        )
+        ), True
     reason = (
         f"unlimited in the library's problem; 2*ceil(D/Q)-1 = {bound} cannot bind (two routes that fit one "
         f"vehicle merge at no extra cost), where ceil(D/Q) = {full_loads} could"
     )
     if not proven:
         reason += f"; not proven here ({why_not})"
-    return bound, reason
+    return bound, reason, proven
 
 
 _DEFAULT_DISTANCE_REASON = {
@@ -904,11 +911,11 @@ def _with_distance(library: LibraryFile, distance: DistanceKind | str | None) ->
     return replace(library, distance=wanted), note
 
 
-def _vrpb_check(library: LibraryFile, instance: Instance, chosen: Sequence[int]) -> tuple[str, ...]:
+def _refuse_vrpb_without_plan(library: LibraryFile, instance: Instance, chosen: Sequence[int]) -> None:
     """Refuse VRPB sub-instances no plan can serve under the literature's rule that every route
     serves at least one linehaul customer (docs/semantics.md, backhaul)."""
     if not instance.has(Module.BH):
-        return ()
+        return
     linehaul = [c for c in instance.customers if not c.backhaul]
     backhaul = [c for c in instance.customers if c.backhaul]
     ids = library.file_ids()
@@ -926,7 +933,6 @@ def _vrpb_check(library: LibraryFile, instance: Instance, chosen: Sequence[int])
             f"{library.source}: the kept backhauls need more routes than the {routes} that can serve a linehaul "
             "customer (every VRPB route serves at least one), so no plan exists"
         )
-    return ()
 
 
 def _published_optimum(path: Path, fmt: InstanceFormat, instance: Instance) -> float | None:

@@ -580,6 +580,29 @@ def test_every_convention_is_reported_with_its_reason() -> None:
     assert topics["distance"].choice == "euclidean_trunc1" and "827.3" in topics["distance"].reason
     assert topics["fleet"].choice == "5 vehicle(s)" and "capped" in topics["fleet"].reason
     assert topics["customers"].choice == "1, 2, 3, 4, 5"
+    assert not result.warnings
+    whole = import_library(DATA / "solomon/C101.txt")
+    assert next(c for c in whole.conventions if c.topic == "customers").choice == "all 100"
+
+
+def test_a_fleet_too_small_for_the_demand_is_imported_with_a_warning() -> None:
+    result = import_library(DATA / "cvrplib/A-n32-k5.vrp", customers=10, vehicles=1)
+    assert len(result.instance.vehicles) == 1
+    assert any("no plan exists" in w for w in result.warnings)
+
+
+def test_a_split_fleet_whose_bound_is_not_proven_is_imported_with_a_warning(tmp_path: Path) -> None:
+    # rounded to integers, the legs to the depot from (0.4, 0) and (-0.4, 0) are 0 but the direct
+    # leg between them is 1: the merge argument fails, so 2*ceil(D/Q)-1 is not proven non-binding
+    file = tmp_path / "SDX.txt"
+    file.write_text("2 10\n5\n5\n0 0\n0.4 0\n-0.4 0\n")
+    result = import_library(file)
+    fleet = next(c for c in result.conventions if c.topic == "fleet")
+    assert len(result.instance.vehicles) == 1 and "not proven" in fleet.reason
+    assert result.warnings and "may bind" in result.warnings[0]
+    fine = tmp_path / "SDY.txt"
+    fine.write_text("2 10\n5\n5\n0 0\n30 0\n-30 0\n")
+    assert not import_library(fine).warnings
 
 
 @pytest.mark.parametrize("distance", ["euclidean", "euclidean_trunc1", "euc_2d"])
