@@ -1,8 +1,13 @@
 """Assemble a standalone gold script from the inline data block and the code modules.
 
 The script follows the candidate protocol (``build_model()`` builds, optimises and returns the
-model; routing variable ``x[i, j, k]``), so gold and candidate scripts are run, injected and
-compared by the same machinery.
+model; routing variable ``x[i, j, k]``, or ``x[i, j]`` where the two-index model is chosen), so
+gold and candidate scripts are run, injected and compared by the same machinery.
+
+Which formulation a script gets is decided here, from the instance alone (never from the licence
+the machine happens to have, so a sample's labels do not depend on where it was built): the
+vehicle-indexed model, which can judge a rule of one vehicle, unless it would pass the pip
+licence's 2,000 variables or constraints and the two-index model states the instance exactly.
 """
 
 from __future__ import annotations
