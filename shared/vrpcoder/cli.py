@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from vrpcoder.variants import VARIANTS
@@ -550,14 +551,14 @@ def _print_verdict(verdict: Verdict) -> None:
             f"({optimum.reading})"
         )
         for violation in optimum.violations:
-            console.print(f"      [red]{violation.family.value}[/]: {violation.detail}")
+            console.print(f"      [red]{violation.family.value}[/]: {escape(violation.detail)}")
     for p in verdict.probes:
         mark = "[dim]n/a[/]" if not p.judged else "[green]pass[/]" if p.passed else "[red]FAIL[/]"
         console.print(f"  {mark} {p.name} ({p.family.value if p.family else 'feasible probe'}): expected {p.label.value}, got {p.verdict.value}")
     if verdict.routing_variable:
-        console.print(f"  how x was read: {verdict.routing_variable}")
+        console.print(f"  how x was read: {escape(verdict.routing_variable)}")
     if verdict.error:
-        console.print(f"  error {verdict.error.kind.value}: {verdict.error.detail}")
+        console.print(f"  error {verdict.error.kind.value}: {escape(verdict.error.detail)}")
     if verdict.failed_checks:
         console.print(f"  failed checks: {', '.join(verdict.failed_checks)}")
     console.print("[bold green]PASSED[/]" if verdict.passed else "[bold red]NOT PASSED[/]")

@@ -210,3 +210,17 @@ def test_validation_messages_carry_no_library_prefix(tmp_path: Path) -> None:
     out = run("gold", "solve", str(bad))
     assert out.returncode == 2
     assert "exactly one depot" in out.stderr and "Value error" not in out.stderr
+
+
+def test_verify_names_the_route_the_candidates_own_plan_breaks(tmp_path: Path) -> None:
+    from tests.shared.test_independent_candidates import render
+    from tests.shared.test_optimum import REVERSED_CLOCK, _base_sample, _line_instance
+
+    sample = _base_sample(_line_instance())
+    (tmp_path / "sample.json").write_text(sample.model_dump_json())
+    (tmp_path / "candidate.py").write_text(render(REVERSED_CLOCK, sample.instance))
+    out = run("verify", "--no-sandbox", str(tmp_path / "candidate.py"), str(tmp_path / "sample.json"))
+    assert out.returncode == EXIT_REJECTED, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "FAIL optimum check" in text and "0 -> 3 -> 2 -> 1 -> 0" in text
+    assert "failed checks: optimum:time_window" in text
