@@ -281,7 +281,9 @@ def judge_plan(
 
 def _with_route(detail: str, vehicle: int | None, routes: Sequence[PlanRoute], instance: Instance) -> str:
     route = next((r for r in routes if r.vehicle == vehicle), None)
-    return detail if route is None else f"{detail} [{describe_route(route, instance)}]"
+    if route is None:
+        return detail
+    return f"{detail} (driven as {describe_route(route, instance).split(': ', 1)[1]})"
 
 
 def check_optimum(
