@@ -9,6 +9,7 @@ import pytest
 from vrpcoder.audit import audit_gold
 from vrpcoder.checker import check
 from vrpcoder.crosscheck import solve_pyvrp
+from vrpcoder.gold.render import choose_features
 from vrpcoder.sampling import applicable_profiles, sample_instance
 from vrpcoder.variants import VARIANTS
 
@@ -48,3 +49,13 @@ def test_pyvrp_never_beats_the_gold_optimum(variant: str) -> None:
     report = check(instance, found)
     assert report.feasible
     assert gold.objective <= report.cost + 1e-6 * max(1.0, gold.objective)
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_sampled_instances_keep_the_vehicle_indexed_gold(variant: str) -> None:
+    """The two-index model is only for instances the vehicle-indexed one cannot state within the
+    licence; every profile's sampled instance fits, so its gold (and every label derived from it)
+    stays vehicle-indexed."""
+    for profile in applicable_profiles(variant):
+        instance = sample_instance(variant, profile, 0)
+        assert not choose_features(instance).two_index, (variant, profile)
