@@ -27,10 +27,13 @@ class PlayedTeacher:
     """Answers like a teacher would, using the offline writer as its knowledge; the first draft of
     CVRP misstates the capacity, so the critic/repair loop and the static checks have work to do."""
 
-    def __init__(self, samples: list[Sample], broken_repair: bool = False) -> None:
+    def __init__(self, samples: list[Sample], broken_repair: bool = False, sloppy_condensing: bool = False) -> None:
         self.by_name = {s.instance.name: s for s in samples}
         self.by_text: dict[str, tuple[Sample, Statement]] = {}
         self.broken_repair = broken_repair
+        self.sloppy_condensing = sloppy_condensing
+        self.fixes: dict[str, str] = {}
+        """A wrong answer given -> the right one, for the repair call that follows."""
         self.calls: dict[str, int] = {}
 
     def _note(self, kind: str) -> None:
@@ -56,6 +59,9 @@ class PlayedTeacher:
             return "COMPLETE"
         if system == prompt_text("repair_system"):
             self._note("repair")
+            current = user.split("Current statement:\n", 1)[1].rsplit("\n\nThe corrected statement:", 1)[0].strip()
+            if current in self.fixes:
+                return self.fixes[current]
             sample = self.by_name[re.search(r"NAME = '([^']+)'", user).group(1)]
             if self.broken_repair:
                 return user.split("Current statement:\n", 1)[1].rsplit("\n\nThe corrected statement:", 1)[0]
@@ -65,7 +71,13 @@ class PlayedTeacher:
             source = user.split("Statement:\n", 1)[1].rsplit("\n\nAnswer with", 1)[0].strip()
             sample, _ = self.by_text[source]
             strict = "must remove every mention of virtual" in system
-            return self._remember(sample, StatementPath.STRICT if strict else StatementPath.CONDENSED).text
+            text = self._remember(sample, StatementPath.STRICT if strict else StatementPath.CONDENSED).text
+            if self.sloppy_condensing:
+                window = next(c.window for c in sample.instance.customers if c.window is not None)
+                sloppy = text.replace(f" to {fmt(window.end)}", "", 1)
+                self.fixes[sloppy.strip()] = text
+                return sloppy
+            return text
         if system == prompt_text("index_system"):
             self._note("index")
             source = user.split("Source statement:\n", 1)[1].rsplit("\n\nRename every", 1)[0].strip()
@@ -144,3 +156,20 @@ def test_the_token_budget_ends_the_run_cleanly_and_a_larger_one_finishes_it(tmp_
         finished = _run(_config(server.url), tmp_path)
         assert finished.stopped is None and len(finished.records) == len(VARIANTS) * 4
         assert {r.outcome for r in finished.records} == {Outcome.ACCEPTED}
+
+
+def test_a_condensation_that_loses_a_number_is_repaired_locally(tmp_path: Path) -> None:
+    samples = [grid_samples("VRPHTW")[0]]
+    teacher = PlayedTeacher(samples, sloppy_condensing=True)
+    config = _config("")
+    with FakeOpenAI(teacher) as server:
+        config = config.model_copy(
+            update={
+                "grid": config.grid.model_copy(update={"variants": ("VRPHTW",)}),
+                "teacher": config.teacher.model_copy(update={"base_url": server.url}),
+            }
+        )
+        report = _run(config, tmp_path)
+    assert teacher.calls["condense"] == 2 and teacher.calls["repair"] == 2
+    assert {r.path: r.outcome for r in report.records}["condensed"] is Outcome.ACCEPTED
+    assert all(r.outcome is Outcome.ACCEPTED for r in report.records)

@@ -335,14 +335,15 @@ class TeacherWriter:
             problems += [f"{p.kind.value}: {p.detail}" for p in report.problems]
             if not problems:
                 break
-            text = self.client.chat(
-                _system_user(
-                    prompt_text("repair_system"),
-                    render_prompt("repair_user", problems="\n".join(f"- {p}" for p in problems), code=code, statement=text),
-                )
-            ).strip()
+            text = self._repair(sample, text, problems)
             report = self._check(sample, text, None)
         return text, report
+
+    def _repair(self, sample: Sample, text: str, problems: Sequence[str]) -> str:
+        """Ask for an edit of only the flagged parts of ``text``."""
+        listed = "\n".join(f"- {p}" for p in problems)
+        user = render_prompt("repair_user", problems=listed, code=sample.gold_code, statement=text)
+        return self.client.chat(_system_user(prompt_text("repair_system"), user)).strip()
 
     def write(self, sample: Sample, path: StatementPath) -> Written:
         try:
@@ -364,7 +365,12 @@ class TeacherWriter:
             rule = "condense_rule_strict" if path is StatementPath.STRICT else "condense_rule_permissive"
             system = render_prompt("condense_system", rule5=prompt_text(rule))
             text = self.client.chat(_system_user(system, render_prompt("condense_user", variant=sample.variant, statement=source)))
-            return self._judged(sample, text, path, None, self._check(sample, text, None))
+            report = self._check(sample, text, None)
+            if not report.ok:
+                # One local repair of what the static checks found, as for the scenario statement.
+                text = self._repair(sample, text, [f"{p.kind.value}: {p.detail}" for p in report.problems])
+                report = self._check(sample, text, None)
+            return self._judged(sample, text, path, None, report)
         scheme = path.scheme
         assert scheme is not None
         reply = self.client.chat(
