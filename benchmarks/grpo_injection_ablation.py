@@ -23,6 +23,8 @@ import json
 import math
 import os
 import shutil
+import signal
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,7 +117,7 @@ def grpo_config(root: Path, data: Path, model: Path, adapter: Path, name: str, s
         "model.name_or_path": str(model), "model.adapters": [str(adapter)], "dataset.path": str(data),
         "run.output_dir": str(root / name), "run.max_steps": steps, "run.save_steps": steps, "run.seed": seed,
         "reward.inj": inj, "num_generations": 8, "batch.per_device_train_batch_size": 8, "batch.effective_batch_size": 8,
-        "optim.learning_rate": 1e-2,
+        "optim.learning_rate": 2e-3,
     })
 
 
@@ -167,12 +169,14 @@ def plot(runs: dict[str, list[dict[str, Any]]], path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=12, help="GRPO steps per run (8 rollouts of one prompt each)")
-    parser.add_argument("--sft-steps", type=int, default=40)
+    parser.add_argument("--sft-steps", type=int, default=60)
     parser.add_argument("--prompts", type=int, default=2, help="instances (each with its gold script and one DIFF-blind mutant)")
     parser.add_argument("--outage-steps", type=int, default=6, help="steps of the outage run (0 skips it)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/out/grpo_injection_ablation"))
     args = parser.parse_args()
+    # A plain `kill` unwinds like Ctrl-C, so the verifier stack's processes are stopped and its keys purged.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     root: Path = args.out
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)

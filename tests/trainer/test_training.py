@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 import safetensors.torch
-from vrpcoder_client.client import VerifierClient
+from vrpcoder_client.client import RetryPolicy, VerifierClient
 from vrpcoder_trainer.config import GRPORunConfig, MergeConfig, SFTRunConfig
 from vrpcoder_trainer.grpo import run_grpo
 from vrpcoder_trainer.merge import run_merge
 from vrpcoder_trainer.sft import last_checkpoint, run_sft
-from vrpcoder_verifier.stack import LocalStack
+from vrpcoder_verifier.stack import LocalStack, purge, stack_settings
 
 from tests.trainer.support import tiny_config
 
@@ -67,21 +67,29 @@ def test_grpo_step_scores_rollouts_with_the_verifier(
 
 
 def test_grpo_survives_the_verifier_being_down(
-    workdir: Path, dataset_dir: Path, tiny_model: Path, sft_adapter: Path, down_client: VerifierClient, stack: LocalStack
+    workdir: Path, dataset_dir: Path, tiny_model: Path, sft_adapter: Path, redis_url: str, tmp_path: Path
 ) -> None:
+    """A stack of its own, stopped after the trainer is built: a real outage for the whole run."""
     from vrpcoder_trainer.grpo import build_grpo_trainer
 
     config = _grpo(workdir, dataset_dir, tiny_model, sft_adapter, "grpo-down", 2)
-    with VerifierClient(stack.base_url, stack.token, timeout=60) as up:
-        trainer = build_grpo_trainer(config, up)  # registered and checked while the service is up
+    settings = stack_settings(redis_url, allow_unsandboxed=True, max_time_limit=30.0, default_time_limit=10.0)
+    try:
+        with LocalStack(settings, workers=1, log_dir=tmp_path) as private, VerifierClient(
+            private.base_url, private.token, timeout=5, retry=RetryPolicy(attempts=2)
+        ) as client:
+            trainer = build_grpo_trainer(config, client)  # samples registered, service and token checked
+            private.stop()
+            trainer.train()
+    finally:
+        purge(settings)
     reward = trainer.verifier_reward
-    reward._inner = type(reward)(down_client, reward._options, reward.group_size, check=False)._inner  # the service goes away
-    trainer.train()
     logs = [entry for entry in trainer.state.log_history if "loss" in entry and "reward_std" in entry]
     assert len(logs) == 2, "training went on through both steps"
     assert all(math.isfinite(entry["loss"]) for entry in logs)
     with_code = reward.totals.completions - sum(entry["verifier/no_code_this_step"] for entry in logs)
     assert reward.totals.none == with_code > 0, "every completion with code got None, none got a silent 0"
+    assert reward.stats.none_by_reason["service_unavailable"] == with_code
     assert trainer.cleared_advantages == 0, "TRL already zeroed the unscorable advantages; the guard had nothing to clear"
 
 

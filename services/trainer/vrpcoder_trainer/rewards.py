@@ -81,7 +81,6 @@ class GroupedVerifierReward:
 
     def __init__(self, client: Any, options: VerifyOptions, group_size: int, *, check: bool = True) -> None:
         self.group_size = group_size
-        self._options = options
         self.__name__ = REWARD_NAME
         self._lock = threading.Lock()
         self._log = ComponentLog()
