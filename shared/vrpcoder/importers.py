@@ -824,13 +824,14 @@ def non_binding_fleet(
 ) -> tuple[int, str, bool]:
     """A fleet no optimal plan needs more of, for libraries whose problem has an unlimited fleet.
 
-    Why ``2 * ceil(D / Q) - 1`` suffices (D the kept demand, Q the capacity): when going from one
+    Why ``ceil(2 D / Q) - 1`` suffices (D the kept demand, Q the capacity): when going from one
     customer straight to another never costs more than going through the depot
     (``d[a][b] <= d[a][0] + d[0][b]``, checked on ``matrix`` in internal node order), two routes
     whose loads fit one vehicle together can be driven as one (the second appended to the first; a
     customer met twice is served once, which the shortcut also pays for) at no extra cost, so some
-    optimal plan has no such pair; then any two routes carry more than Q, and
-    ``floor(R / 2) * Q < D`` gives ``R <= 2 * ceil(D / Q) - 1``. Without split delivery no plan
+    optimal plan has no such pair; then any two routes of a depot carry more than Q together, so
+    all but the lightest carry more than Q / 2, and ``D > Q + (R - 2) * Q / 2 = R * Q / 2`` gives
+    ``R <= ceil(2 D / Q) - 1`` (at most ``2 * ceil(D / Q) - 1``). Without split delivery no plan
     has more routes than customers either. The fewest vehicles that carry the demand,
     ``ceil(D / Q)``, can bind: SDVRP optima often use more routes than that. Where the argument
     does not apply (rules other than capacity, or the depot shortcut fails), a non-split fleet
@@ -840,8 +841,9 @@ def non_binding_fleet(
     n = len(kept)
     if capacity is None:
         return 1, "the variant has no capacity: one vehicle", True
-    full_loads = max(1, math.ceil(sum(c.demand for c in kept) / capacity - 1e-9))
-    bound = 2 * full_loads - 1
+    demand = sum(c.demand for c in kept)
+    full_loads = max(1, math.ceil(demand / capacity - 1e-9))
+    bound = max(1, math.ceil(2 * demand / capacity - 1e-9) - 1)
     customers = range(num_depots, len(matrix))
     shortcut = all(
         matrix[a][b] <= matrix[a][depot] + matrix[depot][b] + 1e-9 for a in customers for b in customers if a != b
@@ -857,12 +859,12 @@ def non_binding_fleet(
             return n, f"the file names no fleet (unlimited); one vehicle per customer ({why_not})", True
         count = min(n, bound)
         return count, (
-            f"the file names no fleet (unlimited in the library's problem); min(customers, 2*ceil(D/Q)-1) = "
+            f"the file names no fleet (unlimited in the library's problem); min(customers, ceil(2D/Q)-1) = "
             f"{count} cannot bind (two routes that fit one vehicle merge at no extra cost; ceil(D/Q) = "
             f"{full_loads} could)"
         ), True
     reason = (
-        f"unlimited in the library's problem; 2*ceil(D/Q)-1 = {bound} cannot bind (two routes that fit one "
+        f"unlimited in the library's problem; ceil(2D/Q)-1 = {bound} cannot bind (two routes that fit one "
         f"vehicle merge at no extra cost), where ceil(D/Q) = {full_loads} could"
     )
     if not proven:

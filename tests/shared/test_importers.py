@@ -243,13 +243,14 @@ def test_full_solution_does_not_fit_a_sub_instance() -> None:
         ("cvrplib/A-n32-k5.vrp", {}, 5),  # from the name
         ("cvrplib/P-n16-k8.vrp", {"customers": 5}, 5),  # k8 capped at the 5 kept customers
         ("cvrplib/P-n16-k8.vrp", {"vehicles": 3}, 3),
-        ("cvrplib/eil22.vrp", {}, 7),  # no k, no VEHICLES: 2 * ceil(22500 / 6000) - 1 cannot bind
+        ("cvrplib/eil22.vrp", {}, 7),  # no k, no VEHICLES: ceil(2 * 22500 / 6000) - 1 cannot bind
         ("solomon/C101.txt", {}, 25),
         ("solomon/C101.txt", {"customers": 5}, 5),
         ("mdvrp/p01", {}, 16),  # 4 per depot
         ("mdvrp/p01", {"customers": 3}, 12),  # capped at 3 per depot
         ("mdvrp/p01", {"vehicles": 1}, 4),  # per depot
-        ("sdvrp/SD1.txt", {}, 11),  # unlimited fleet: 2 * ceil(600 / 100) - 1 cannot bind
+        ("sdvrp/SD1.txt", {}, 11),  # unlimited fleet: ceil(2 * 600 / 100) - 1 cannot bind
+        ("sdvrp/SD1.txt", {"customers": 3}, 4),  # 60 + 90 + 60 = 210: ceil(4.2) - 1 = 4 (2 * ceil(2.1) - 1 = 5)
         ("vrpb/A1.txt", {}, 8),
         ("vrpb/A1.txt", {"customers": [1, 6]}, 2),
         ("tsplib/gr24.tsp", {}, 1),
@@ -593,7 +594,7 @@ def test_a_fleet_too_small_for_the_demand_is_imported_with_a_warning() -> None:
 
 def test_a_split_fleet_whose_bound_is_not_proven_is_imported_with_a_warning(tmp_path: Path) -> None:
     # rounded to integers, the legs to the depot from (0.4, 0) and (-0.4, 0) are 0 but the direct
-    # leg between them is 1: the merge argument fails, so 2*ceil(D/Q)-1 is not proven non-binding
+    # leg between them is 1: the merge argument fails, so ceil(2D/Q)-1 is not proven non-binding
     file = tmp_path / "SDX.txt"
     file.write_text("2 10\n5\n5\n0 0\n0.4 0\n-0.4 0\n")
     result = import_library(file)
@@ -641,7 +642,7 @@ def test_files_without_a_fleet_get_one_that_cannot_bind_and_say_so() -> None:
     demand = sum(c.demand for c in result.instance.customers)
     capacity = result.instance.vehicles[0].capacity
     assert capacity is not None
-    assert len(result.instance.vehicles) == min(12, 2 * math.ceil(demand / capacity) - 1)
+    assert len(result.instance.vehicles) == min(12, math.ceil(2 * demand / capacity) - 1)
     assert "cannot bind" in fleet.reason
     # an open-route override breaks the merge argument: one vehicle per customer
     ovrp = import_library(DATA / "cvrplib/eil22.vrp", customers=12, variant="OVRP")

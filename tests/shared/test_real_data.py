@@ -152,3 +152,31 @@ def test_sd1_reproduces_its_published_optimum_under_the_scaled_rounding() -> Non
     # files' coordinates scaled by 100 with distances rounded to integers.
     audit = audit_gold(import_instance(DATA / "sdvrp" / "SD1.txt"))
     assert audit.trusted and audit.objective == pytest.approx(22828.0)
+
+
+def _with_fleet(instance, size: int):  # noqa: ANN001, ANN202 - Instance in, Instance out
+    return instance.model_copy(update={"vehicles": (instance.vehicles[0],) * size})
+
+
+@pytest.mark.parametrize("size", range(2, 9))
+def test_the_sdvrp_default_fleet_does_not_bind(size: int) -> None:
+    instance = import_instance(DATA / "sdvrp" / "SD1.txt", customers=size)
+    unlimited = _with_fleet(instance, 3 * size)  # more than any plan uses
+    assert split_route_optimum(instance) == pytest.approx(split_route_optimum(unlimited), rel=1e-9)
+
+
+@pytest.mark.parametrize("file", ["eil22.vrp", "eil23.vrp"])
+@pytest.mark.parametrize("size", [5, 8, 10])
+def test_the_default_fleet_of_a_file_without_one_does_not_bind(file: str, size: int) -> None:
+    instance = import_instance(DATA / "cvrplib" / file, customers=size)
+    assert dp_optimum(instance)[0] == pytest.approx(dp_optimum(_with_fleet(instance, size))[0], rel=1e-9)
+
+
+def test_sd1_first_four_needs_more_routes_than_full_loads() -> None:
+    """Demands 60, 90, 60, 90 with Q = 100: ceil(300 / 100) = 3 vehicles (the old default) must
+    split and drive 10242; the optimum sends four out-and-back trips for 8000, which the default
+    fleet ceil(2 * 300 / 100) - 1 = 5 allows."""
+    instance = import_instance(DATA / "sdvrp" / "SD1.txt", customers=4)
+    assert len(instance.vehicles) == 5
+    assert audit_gold(instance).objective == pytest.approx(8000.0)
+    assert audit_gold(_with_fleet(instance, 3)).objective == pytest.approx(10242.0)
