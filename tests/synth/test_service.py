@@ -3,11 +3,14 @@ bubblewrap sandboxes, the light client's batch endpoint. Decisions must equal th
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+from vrpcoder.cli import _register_service_commands, app
 from vrpcoder_verifier.stack import LocalStack, RedisServer, purge, stack_settings
 
 from vrpcoder_synth.config import GridConfig, SynthConfig, VerifierConfig
@@ -50,6 +53,26 @@ def test_service_backend_decides_like_the_in_process_verifier(stack: LocalStack,
     outcomes = {outcome for outcome, _ in over_http.values()}
     assert {"accepted", "reserved"} <= outcomes
     assert (tmp_path / "service" / "README.md").read_bytes() == (tmp_path / "inprocess" / "README.md").read_bytes()
+
+
+def test_cli_run_through_the_service(stack: LocalStack, tmp_path: Path) -> None:
+    """`vrpcoder synth run --verifier service --url ...` with the token from the config's env var; a
+    refused request (wrong token, time limit over the service's cap) stops the run with exit 2."""
+    _register_service_commands()
+    base = 'paths = ["scenario", "strict"]\n[grid]\nvariants = ["TSP"]\nprofiles = [1]\nseeds = [0]\ncustomers = 4\n'
+    config = tmp_path / "tsp.toml"
+    config.write_text(base + "[verifier]\ntime_limit = 30.0\n")  # the stack's cap
+    too_long = tmp_path / "too_long.toml"
+    too_long.write_text(base + "[verifier]\ntime_limit = 500.0\n")
+    args = ["synth", "run", "--config", str(config), "--out", str(tmp_path / "out"), "--verifier", "service", "--url", stack.base_url, "--json"]
+    denied = CliRunner().invoke(app, args, env={"VRPCODER_VERIFIER_TOKEN": "wrong-token"})
+    assert denied.exit_code == 2 and "token not accepted" in denied.output, denied.output
+    capped = CliRunner().invoke(app, [*args[:3], str(too_long), *args[4:]], env={"VRPCODER_VERIFIER_TOKEN": stack.token})
+    assert capped.exit_code == 2 and "refused" in capped.output, capped.output
+    result = CliRunner().invoke(app, args, env={"VRPCODER_VERIFIER_TOKEN": stack.token})
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary["pending"] == 0 and summary["outcomes"]["accepted"] == 2
 
 
 def test_an_unreachable_service_decides_nothing(tmp_path: Path) -> None:

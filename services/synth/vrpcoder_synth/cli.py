@@ -22,6 +22,7 @@ from rich.table import Table
 from vrpcoder_synth.config import SynthConfig, load_config
 from vrpcoder_synth.dataset import stats as dataset_stats
 from vrpcoder_synth.pipeline import RunReport, run
+from vrpcoder_synth.verifiers import VerifierRefused
 from vrpcoder_synth.components import build_components
 
 app = typer.Typer(
@@ -136,6 +137,8 @@ def run_command(
                     config, out, writer=components.writer, coder=components.coder, backend=components.backend,
                     fingerprint=components.fingerprint, progress=progress,
                 )
+        except VerifierRefused as exc:
+            raise _fail(f"{exc} (finished items are kept; fix the setting and run again)") from None
         finally:
             components.close()
     summary = _summary(report)

@@ -18,11 +18,16 @@ from typing import Protocol
 
 from vrpcoder.samples import Sample
 from vrpcoder.verification import Verdict, VerifyConfig, verify
-from vrpcoder_client.client import VerifierClient, VerifierError
+from vrpcoder_client.client import VerifierClient, VerifierError, VerifierHTTPError
 from vrpcoder_client.schemas import JobState, VerifyOptions
 
 Answer = Verdict | str
 """A verdict, or why none came back (an infrastructure failure: never a candidate's fault)."""
+
+
+class VerifierRefused(Exception):
+    """The service turned the request down (bad token, a time limit above its cap, ...): asking
+    again would not help, so the run stops with the service's reason instead of waiting."""
 
 
 class Backend(Protocol):
@@ -73,6 +78,10 @@ class ServiceBackend:
         options = VerifyOptions(time_limit=self.time_limit)
         try:
             results = self.client.verify_batch([code for code, _ in jobs], [s for _, s in jobs], options=options)
+        except VerifierHTTPError as exc:
+            if exc.status < 500 and exc.status not in (408, 429):
+                raise VerifierRefused(f"the verifier refused the batch: HTTP {exc.status}: {exc.detail}") from None
+            return [f"verifier unavailable: {exc}"] * len(jobs)
         except VerifierError as exc:
             return [f"verifier unavailable: {exc}"] * len(jobs)
         answers: list[Answer] = []
