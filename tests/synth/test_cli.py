@@ -32,7 +32,7 @@ def _service_commands() -> None:
     _register_service_commands()
 
 
-@pytest.mark.parametrize("command", [[], ["run"], ["stats"]], ids=["group", "run", "stats"])
+@pytest.mark.parametrize("command", [[], ["run"], ["stats"], ["statement"]], ids=["group", "run", "stats", "statement"])
 def test_every_synth_command_has_help(command: list[str]) -> None:
     result = runner.invoke(app, ["synth", *command, "--help"])
     assert result.exit_code == 0, result.output
@@ -71,6 +71,26 @@ def test_bad_input_gets_a_clear_error(tmp_path: Path) -> None:
     assert runner.invoke(app, ["synth", "run", "--config", str(typo), "--out", str(tmp_path)]).exit_code == 2
     empty = runner.invoke(app, ["synth", "stats", str(tmp_path / "empty")])
     assert empty.exit_code == 2 and "no synthesis output" in empty.output
+
+
+def test_statement_of_a_sample_and_of_an_instance(tmp_path: Path) -> None:
+    sample_dir = tmp_path / "samples"
+    built = runner.invoke(app, ["samples", "build", "-v", "CVRP", "-p", "1", "-s", "0", "-o", str(sample_dir)])
+    assert built.exit_code == 0, built.output
+    sample_file = sorted(sample_dir.glob("*base*.json"))[0]
+    result = runner.invoke(app, ["synth", "statement", str(sample_file), "--path", "index:letters", "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["problems"] == [] and answer["node_id_map"]["0"] == "A"
+    instance_file = tmp_path / "inst.json"
+    assert runner.invoke(app, ["instance", "sample", "--variant", "VRPB", "--profile", "2", "--seed", "0", "-o", str(instance_file)]).exit_code == 0
+    text = runner.invoke(app, ["synth", "statement", str(instance_file), "--path", "strict"])
+    assert text.exit_code == 0 and "fidelity: ok" in text.output and "backhaul" in text.output
+    bad = runner.invoke(app, ["synth", "statement", str(instance_file), "--path", "sideways"])
+    assert bad.exit_code == 2 and "unknown path" in bad.output
+    junk = tmp_path / "junk.json"
+    junk.write_text('{"x": 1}')
+    assert runner.invoke(app, ["synth", "statement", str(junk)]).exit_code == 2
 
 
 def _dataset_bytes(out: Path) -> dict[str, bytes]:

@@ -18,10 +18,14 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from vrpcoder.instances import Instance
+from vrpcoder.samples import Sample
 
 from vrpcoder_synth.config import SynthConfig, load_config
 from vrpcoder_synth.dataset import stats as dataset_stats
 from vrpcoder_synth.pipeline import RunReport, run
+from vrpcoder_synth.fidelity import check_statement
+from vrpcoder_synth.statements import StatementPath, write_statement
 from vrpcoder_synth.verifiers import VerifierRefused
 from vrpcoder_synth.components import build_components
 
@@ -173,3 +177,40 @@ def stats_command(
         table.add_row(variant, *(str(counts.get(k, 0)) for k in ("accepted", "reserved", "discarded")))
     console.print(table)
     console.print({k: v for k, v in figures.items() if k != "per_variant"}, highlight=False)
+
+
+@app.command("statement")
+def statement_command(
+    source: Annotated[Path, typer.Argument(help="A sample (`vrpcoder samples build`) or an instance JSON file.")],
+    path: Annotated[
+        str, typer.Option("--path", "-p", help=f"One of: {', '.join(p.value for p in StatementPath)}.")
+    ] = StatementPath.SCENARIO.value,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON only (text, path, node_id_map, fidelity problems).")] = False,
+) -> None:
+    """Write the offline statement of one sample or instance for one path, with its fidelity check."""
+    try:
+        chosen = StatementPath(path)
+    except ValueError:
+        raise _fail(f"unknown path {path!r}; choose one of: {', '.join(p.value for p in StatementPath)}") from None
+    try:
+        text = source.read_text()
+    except OSError as exc:
+        raise _fail(f"cannot read {source}: {exc.strerror}") from None
+    try:
+        item: Sample | Instance = Sample.model_validate_json(text)
+    except ValidationError:
+        try:
+            item = Instance.model_validate_json(text)
+        except ValidationError as exc:
+            raise _fail(f"{source} is neither a sample nor an instance: {exc.errors()[0]['msg']}") from None
+    statement = write_statement(item, chosen)
+    instance = item.instance if isinstance(item, Sample) else item
+    report = check_statement(statement, instance)
+    if as_json:
+        problems = [{"kind": p.kind.value, "detail": p.detail} for p in report.problems]
+        typer.echo(json.dumps({"path": chosen.value, "text": statement.text, "node_id_map": statement.node_id_map, "problems": problems}))
+        return
+    typer.echo(statement.text)
+    if statement.node_id_map is not None:
+        console.print({"node_id_map": statement.node_id_map}, highlight=False)
+    console.print("fidelity: " + ("ok" if report.ok else report.summary()), highlight=False)
