@@ -36,10 +36,10 @@ from vrpcoder.verification import verify
 from vrpcoder_client.client import VerifierClient
 from vrpcoder_client.prompts import code_system_prompt
 from vrpcoder_trainer.config import load_config
-from vrpcoder_trainer.dataset import DatasetEntry, write_dataset
+from vrpcoder_trainer.dataset import DatasetEntry, fenced, write_dataset
 from vrpcoder_trainer.grpo import run_grpo
 from vrpcoder_trainer.sft import run_sft
-from vrpcoder_trainer.tiny import build_tiny_model
+from vrpcoder_trainer.tiny import TinyModelSpec, build_tiny_model
 from vrpcoder_verifier.stack import LocalStack, local_redis, purge, stack_settings
 
 GRID_POINTS = (("MDVRP", 1, 1), ("OVRP", 2, 1), ("MDVRP", 1, 0))
@@ -85,8 +85,12 @@ def build_data(pairs: list[BlindPair], root: Path) -> tuple[Path, Path]:
         entries.append(DatasetEntry(id=f"{pair.sample.id}-gold", path="scenario", target_code=pair.sample.gold_code, **common))
         entries.append(DatasetEntry(id=f"{pair.sample.id}-{pair.mutant_name}", path="scenario", target_code=pair.mutant_code, **common))
     data = write_dataset(root / "data", entries)
-    corpus = [code_system_prompt()] * 20 + [e.statement for e in entries] + [e.target_code for e in entries]
-    model = build_tiny_model(root / "tiny-model", corpus)
+    # The tokenizer sees the replies exactly as the model writes them (fenced); with a vocabulary this
+    # large for so small a corpus, each whole script becomes one or two tokens, so the SFT policy's
+    # choice between the gold script and its mutant is made at the reply's first token. The
+    # miniature thus measures where each reward pushes that choice, not how well a model writes code.
+    corpus = [code_system_prompt()] * 20 + [e.statement for e in entries] + [fenced(e.target_code) for e in entries]
+    model = build_tiny_model(root / "tiny-model", corpus, TinyModelSpec(vocab_size=8192))
     return data, model
 
 
