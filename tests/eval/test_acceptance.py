@@ -109,14 +109,16 @@ def test_omission_mutants_score_what_the_mutation_report_predicts(stack: LocalSt
     pairs = items_and_samples(bench)
     answers: dict[str, str] = {}
     predicted: dict[str, tuple[bool, set[str]]] = {}
+    verdict_checks: dict[str, set[str]] = {}
     samples: dict[str, Sample] = {}
     for index, (item, sample) in enumerate(pairs):
         chosen = _omission_rule(sample, index)
         assert chosen is not None, f"{item.id}: no omission mutant applies"
         name, code = chosen
         answers[item.statement] = fenced(code)
-        found = failures(verify(code, sample, VerifyConfig(time_limit=20.0)))
-        predicted[item.id] = ("build" not in found and "diff" not in found, set(found) - {"build", "diff"})
+        found = set(failures(verify(code, sample, VerifyConfig(time_limit=20.0))))
+        verdict_checks[item.id] = found & {"build", "diff", "optimum"}
+        predicted[item.id] = (not found & {"build", "diff"}, found - {"build", "diff", "optimum"})
         samples[item.id] = sample
     results, _ = run_policy(stack, bench, answers, tmp_path / "mutants")
     by_id = {r.item_id: r for r in results}
@@ -129,6 +131,8 @@ def test_omission_mutants_score_what_the_mutation_report_predicts(stack: LocalSt
         assert result.pass_at_1 is passes_diff, item_id
         assert all(p.judged for p in result.probes), item_id
         assert {p.name for p in result.probes if not p.passed} == failed, item_id
+        assert result.dual_pass is not (failed or verdict_checks[item_id]), item_id
+        assert ("optimum" in verdict_checks[item_id]) == any(c.startswith("optimum") for c in result.failed_checks), item_id
         for probe in samples[item_id].probes:
             family = probe.family.value if probe.family is not None else FEASIBLE_PROBE
             expected_family[(family, "judged")] += 1
