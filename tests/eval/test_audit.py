@@ -95,3 +95,29 @@ def test_sandboxed_script_majority(cvrp: Instance, stack: LocalStack, tmp_path: 
     split = findings["b4-split"]
     assert not split.flagged and split.usable == 1 and "no decision" in split.reason
     assert {r.status for r in split.resolves} == {"optimal", "no_build"}
+
+
+def test_model_auditor_samples_several_resolves(cvrp: Instance, stack: LocalStack) -> None:
+    from vrpcoder_eval.generation import OpenAIChatGenerator
+    from vrpcoder_eval.prompts import shared_prompt
+    from vrpcoder_eval.scripted import ScriptedServer, fenced
+
+    optimum = _optimum(cvrp)
+    gold = fenced(render_gold(cvrp, time_limit=20))
+    item = _item("b4-sampled", optimum + 3)
+    with ScriptedServer(lambda statement: gold if statement == item.statement else "no idea") as llm:
+
+        async def go() -> AuditReport:
+            generator = OpenAIChatGenerator(llm.base_url)
+            async with AsyncVerifierClient(stack.base_url, stack.token, timeout=120) as verifier:
+                try:
+                    return await audit_items([item], verifier=verifier, generator=generator, prompt=shared_prompt(),
+                                             samples=3, temperature=0.7, min_votes=3, time_limit=20)
+                finally:
+                    await generator.aclose()
+
+        (finding,) = asyncio.run(go()).findings
+        seeds = [r["seed"] for r in llm.requests]
+        assert [r["temperature"] for r in llm.requests] == [0.7, 0.7, 0.7] and len(set(seeds)) == 3
+    assert [r.origin for r in finding.resolves] == ["model:0", "model:1", "model:2"]
+    assert finding.flagged and finding.votes == 3 and finding.audited == pytest.approx(optimum)

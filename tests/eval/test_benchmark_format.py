@@ -85,3 +85,13 @@ def test_benchmark_names_parse() -> None:
     assert [BenchmarkName.parse(t) for t in ("1", "b2", "B3", " 4 ")] == list(BenchmarkName)
     with pytest.raises(ValueError, match="unknown benchmark"):
         BenchmarkName.parse("5")
+
+
+def test_prompt_drift_is_noticed() -> None:
+    from vrpcoder_eval.benchmark import PromptRef
+    from vrpcoder_eval.prompts import SystemPrompt, drifted
+
+    today = shared_prompt()
+    assert not drifted(prompt_ref(), today)
+    assert drifted(PromptRef(name=today.origin, sha256="0" * 64), today)
+    assert not drifted(PromptRef(name=today.origin, sha256="0" * 64), SystemPrompt("a baseline's own prompt", "base.txt"))
