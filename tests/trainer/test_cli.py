@@ -55,3 +55,17 @@ def test_config_path_prints_a_shipped_file() -> None:
     result = runner.invoke(app, ["config-path", "accelerate_zero2_3gpu.yaml"])
     assert result.exit_code == 0 and Path(result.stdout.strip()).is_file()
     assert runner.invoke(app, ["config-path", "nope.yaml"]).exit_code == 2
+
+
+def test_sft_command_trains_and_prints_json(tmp_path: Path, dataset_dir: Path, tiny_model: Path) -> None:
+    result = runner.invoke(app, [
+        "sft", "--config", "packaged:tiny_sft_cpu.yaml", "--json",
+        "--set", f"model.name_or_path={tiny_model}", "--set", f"dataset.path={dataset_dir}",
+        "--set", f"run.output_dir={tmp_path / 'run'}", "--set", "run.max_steps=2", "--set", "run.save_steps=1",
+    ])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert Path(summary["adapter"], "adapter_config.json").is_file()
+    again = runner.invoke(app, ["sft", "--config", "packaged:tiny_sft_cpu.yaml", "--resume", str(tmp_path / "nope"),
+                                "--set", f"run.output_dir={tmp_path / 'run'}"])
+    assert again.exit_code == 2 and "no such checkpoint folder" in again.output

@@ -117,3 +117,17 @@ def test_endpoint_rollouts_speak_the_openai_chat_protocol(chat_server: str, monk
     assert sent["path"] == "/v1/chat/completions" and sent["auth"] == "Bearer secret"
     assert {k: sent["body"][k] for k in ("model", "n", "temperature", "top_p", "max_tokens")} == {
         "model": "policy", "n": 6, "temperature": 0.4, "top_p": 0.95, "max_tokens": 128}
+
+
+def test_frontier_with_local_rollouts_from_the_tiny_model(
+    client: VerifierClient, dataset_dir: Path, tiny_model: Path, sft_adapter: Path, tmp_path: Path
+) -> None:
+    config = load_config("packaged:tiny_frontier_cpu.yaml", FrontierConfig, {
+        "dataset.path": str(dataset_dir), "output_dir": str(tmp_path / "local"),
+        "model.name_or_path": str(tiny_model), "model.adapters": [str(sft_adapter)]})
+    report = run_frontier(config, client=client)
+    assert report.prompts == len(cvrp_samples()) and report.rollouts_per_prompt == 6
+    assert sum(report.totals.values()) == report.prompts and report.none_rewards == 0
+    lines = [json.loads(line) for line in (tmp_path / "local" / "rollouts.jsonl").read_text().splitlines()]
+    assert all(len(line["completions"]) == 6 and len(line["rewards"]) == 6 for line in lines)
+    assert any("```python" in c for line in lines for c in line["completions"]), "the SFT'd tiny model writes code"

@@ -37,7 +37,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)
 
 ConfigOpt = Annotated[
     str,
