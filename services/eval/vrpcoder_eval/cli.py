@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -34,6 +35,14 @@ console = Console(soft_wrap=True)
 err_console = Console(stderr=True, soft_wrap=True)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON only (machine-readable).")]
+DEFAULT_BENCH = Path("eval-data/benchmarks")
+DEFAULT_RUNS = Path("eval-data/runs")
+"""The layout the compose service mounts (./eval-data:/data)."""
+
+
+def run_folder_name(model_name: str) -> str:
+    """A folder name for a model's default run folder (``org/Model-8B`` -> ``org_Model-8B``)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", model_name).strip("._") or "model"
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -63,7 +72,7 @@ def _progress(quiet: bool) -> Progress:
 
 @app.command()
 def build(
-    out: Annotated[Path, typer.Argument(help="Benchmark folder to write (b1.jsonl .. b4.jsonl, samples/).")],
+    out: Annotated[Path, typer.Argument(help="Benchmark folder to write (b1.jsonl .. b4.jsonl, samples/).")] = DEFAULT_BENCH,
     benchmarks: Annotated[str, typer.Option(help="Which to build: any of 1,2,3 (4 comes from --nlco/--qa files).")] = "1,2,3",
     b1_size: Annotated[int, typer.Option(min=1, help="Items of benchmark 1 (paper: 310).")] = 310,
     b2_size: Annotated[int, typer.Option(min=1, help="Items of benchmark 2 (paper: 66).")] = 66,
@@ -193,8 +202,9 @@ def check(
 @app.command()
 def run(
     model: Annotated[str, typer.Option(help="OpenAI-compatible API root (http://host:8000/v1) or a local checkpoint folder.")],
-    out: Annotated[Path, typer.Option(help="Run folder (results.jsonl, run.json); re-running it resumes.")],
-    bench_dir: Annotated[Path, typer.Option(help="Benchmark folder written by `vrpcoder eval build`.")] = Path("benchmarks-data"),
+    out: Annotated[Path | None, typer.Option(help="Run folder (results.jsonl, run.json; default eval-data/runs/<model name>); "
+                                                  "re-running it resumes.")] = None,
+    bench_dir: Annotated[Path, typer.Option(help="Benchmark folder written by `vrpcoder eval build`.")] = DEFAULT_BENCH,
     benchmarks: Annotated[str, typer.Option(help="Benchmarks to run, e.g. 1,2,3,4.")] = "1,2,3,4",
     model_name: Annotated[str | None, typer.Option(help="Model name to request (default: the server's first model).")] = None,
     api_key_env: Annotated[str, typer.Option(help="Environment variable holding the endpoint's API key.")] = "OPENAI_API_KEY",
@@ -232,39 +242,39 @@ def run(
     except (OSError, ValueError) as exc:
         raise _fail(str(exc)) from None
 
-    async def go() -> tuple[RunConfig, Runner]:
+    async def go() -> tuple[Path, Runner]:
         generator = _generator(model, model_name, os.environ.get(api_key_env))
         resolved = await generator.resolve_model()
+        run_dir = out or DEFAULT_RUNS / run_folder_name(label or resolved)
         config = RunConfig(
             model=model, model_name=resolved, benchmark_dir=str(bench_dir.resolve()), benchmarks=names,
             system_prompt_origin=prompt.origin, system_prompt_sha256=prompt.sha256,
             decoding=DecodingConfig(max_tokens=max_tokens), time_limit=time_limit, diff_tolerance=tolerance,
             limit=limit, label=label,
         )
-        cache = CompletionCache(cache_dir or out / "completions")
+        cache = CompletionCache(cache_dir or run_dir / "completions")
         verifier = AsyncVerifierClient(url, os.environ.get(verifier_token_env), timeout=max(120.0, 4 * (time_limit or 60.0)))
         with _progress(as_json) as bar:
             task = bar.add_task("verified", total=None)
             progress = RunProgress(on_update=lambda p: bar.update(task, total=p.total, completed=p.verified + p.skipped))
-            runner = Runner(config, out, CachedGenerator(generator, cache), verifier, prompt, concurrency=concurrency,
+            runner = Runner(config, run_dir, CachedGenerator(generator, cache), verifier, prompt, concurrency=concurrency,
                             batch_size=batch_size, progress=progress)
             try:
                 await runner.run()
             finally:
                 await verifier.aclose()
                 await generator.aclose()
-        return config, runner
+        return run_dir, runner
 
     try:
         with json_only(as_json):
-            config, runner = asyncio.run(go())
+            run_dir, runner = asyncio.run(go())
     except (GenerationError, VerifierError, ValueError, FileNotFoundError, BenchmarkFormatError) as exc:
         raise _fail(str(exc)) from None
-    _finish_run(out, config, runner, as_json)
+    _finish_run(run_dir, runner.warnings, as_json)
 
 
 def _generator(model: str, model_name: str | None, api_key: str | None) -> OpenAIChatGenerator | LocalCheckpointGenerator:
-
     if model.startswith(("http://", "https://")):
         return OpenAIChatGenerator(model, model_name, api_key=api_key)
     path = Path(model)
@@ -273,7 +283,7 @@ def _generator(model: str, model_name: str | None, api_key: str | None) -> OpenA
     return LocalCheckpointGenerator(path)
 
 
-def _finish_run(out: Path, config: object, runner: object, as_json: bool) -> None:
+def _finish_run(out: Path, warnings: list[str], as_json: bool) -> None:
     from vrpcoder_eval.metrics import compute
     from vrpcoder_eval.report import rate_text, write_reports
     from vrpcoder_eval.runner import load_run
@@ -281,7 +291,6 @@ def _finish_run(out: Path, config: object, runner: object, as_json: bool) -> Non
     run_config, results = load_run(out)
     metrics = compute(run_config.display_name, results, tolerance=run_config.diff_tolerance)
     paths = write_reports(out, metrics)
-    warnings = getattr(runner, "warnings", [])
     if as_json:
         print(json.dumps({"run_dir": str(out), "metrics": metrics.model_dump(mode="json"), "reports": {k: str(v) for k, v in paths.items()},
                           "warnings": warnings}))
