@@ -66,6 +66,18 @@ def test_grpo_step_scores_rollouts_with_the_verifier(
     assert summary["reward_totals"]["completions"] == 4
 
 
+def test_grpo_resumes_from_its_checkpoint(
+    workdir: Path, dataset_dir: Path, tiny_model: Path, sft_adapter: Path, client: VerifierClient
+) -> None:
+    first = _grpo(workdir, dataset_dir, tiny_model, sft_adapter, "grpo-resume", 1)
+    run_grpo(first, client=client)
+    second = _grpo(workdir, dataset_dir, tiny_model, sft_adapter, "grpo-resume", 2)
+    _, trainer = run_grpo(second, resume=True, client=client)
+    steps = [entry["step"] for entry in trainer.state.log_history if "reward_std" in entry]
+    assert steps == [1, 2] and trainer.verifier_reward.totals.completions == 4, "only step 2 was run again"
+    assert (workdir / "grpo-resume" / "checkpoint-2" / "adapter_model.safetensors").is_file()
+
+
 def test_grpo_survives_the_verifier_being_down(
     workdir: Path, dataset_dir: Path, tiny_model: Path, sft_adapter: Path, redis_url: str, tmp_path: Path
 ) -> None:

@@ -312,7 +312,8 @@ def parse_config(data: dict[str, Any], source: Path | str = "<config>", expected
     if record is None:
         raise ConfigError(f"{source}: 'kind' must be one of {', '.join(_BY_KIND)} (got {kind!r})")
     if expected is not None and record is not expected:
-        raise ConfigError(f"{source}: this is a '{kind}' config, but the command needs kind '{expected.model_fields['kind'].annotation.__args__[0]}'")  # type: ignore[union-attr]
+        wanted = next(name for name, known in _BY_KIND.items() if known is expected)
+        raise ConfigError(f"{source}: this is a '{kind}' config, but the command needs kind '{wanted}'")
     try:
         return record.model_validate(data)  # type: ignore[return-value]
     except ValidationError as exc:
