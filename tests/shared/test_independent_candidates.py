@@ -1,6 +1,6 @@
 """Held-out candidates: correct models written from the problem statement alone, never from the gold.
 
-Each script under ``tests/data/candidates/independent/`` models one variant in its own style (2- or
+Each script models one variant in its own style (2- or
 3-index arcs, sparse arc lists or a full grid with ub=0 loops, MTZ / single-commodity flow / lazy
 DFJ or rounded-capacity callbacks, addConstrs generators / quicksum / LinExpr loops / the matrix
 API, big-M time and distance labels, ...). Its data block (between ``# @data-begin`` and
@@ -14,6 +14,10 @@ A correct script must earn the full reward on every sample. A *mutant* is the sa
 which the dual verifier must catch on at least one sample (through DIFF or the probe built for it).
 A block marked ``# @omit a,b`` holds valid cuts implied by several families together; it goes with
 the mutant of any of them, or the mutant would keep part of the rule it is meant to lack.
+
+The scripts of the training variants ship with the synthesis package (``vrpcoder_synth/templates/``,
+its offline regeneration templates); only those of the held-out variants live in
+``tests/data/candidates/independent/``. One copy of each: ``candidate_text`` reads either place.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -30,10 +35,29 @@ from vrpcoder.families import Family
 from vrpcoder.instances import Instance
 from vrpcoder.samples import Sample, build_samples
 from vrpcoder.sampling import sample_instance
-from vrpcoder.variants import CapacityKind, Module
+from vrpcoder.variants import CapacityKind, Module, get_variant
 from vrpcoder.verification import Verdict, VerifyConfig, verify
 
 CANDIDATES = Path(__file__).resolve().parents[1] / "data" / "candidates" / "independent"
+"""The held-out variants' scripts (the training variants' ones are the synthesis package's templates)."""
+TEMPLATES = resources.files("vrpcoder_synth").joinpath("templates")
+
+
+def candidate_text(file: str) -> str:
+    """An independently written script by file name, from the synthesis package's templates or
+    the held-out folder (each lives in exactly one of them)."""
+    shipped = TEMPLATES.joinpath(file)
+    held_out = CANDIDATES / file
+    if shipped.is_file() == held_out.is_file():
+        where = "both" if held_out.is_file() else "neither"
+        raise FileNotFoundError(f"{file} is in {where} of vrpcoder_synth/templates and {CANDIDATES}")
+    return shipped.read_text() if shipped.is_file() else held_out.read_text()
+
+
+def candidate_files() -> frozenset[str]:
+    """Every independently written script's file name, shipped or held out."""
+    shipped = {e.name for e in TEMPLATES.iterdir() if e.name.endswith(".py")}
+    return frozenset(shipped | {p.name for p in CANDIDATES.glob("*.py")})
 PROFILE, SEED, CUSTOMERS = 1, 0, 6
 CONFIG = VerifyConfig(time_limit=60.0)
 
@@ -135,7 +159,7 @@ class Case:
         return self.file.removesuffix(".py")
 
     def template(self) -> str:
-        return (CANDIDATES / self.file).read_text()
+        return candidate_text(self.file)
 
 
 CASES: tuple[Case, ...] = (
@@ -344,7 +368,16 @@ def test_cases_cover_the_requested_spread() -> None:
     assert len(CASES) >= 12
     assert len({c.variant for c in CASES}) >= 7
     assert len(MUTANTS) >= 6
-    assert all((CANDIDATES / c.file).is_file() for c in CASES)
+    assert {c.file for c in CASES} <= candidate_files()
+
+
+def test_every_script_is_judged_and_kept_once_where_its_variant_belongs() -> None:
+    """The training variants' scripts ship with synthesis, the held-out ones stay here; a script in
+    neither list of cases would go untested."""
+    assert {c.file for c in CASES} == candidate_files()
+    for case in CASES:
+        assert (CANDIDATES / case.file).is_file() is not get_variant(case.variant).train, case.file
+        candidate_text(case.file)  # raises if the file is in both places
 
 
 def _correct(case: Case) -> object:

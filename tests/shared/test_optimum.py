@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from tests.shared.test_independent_candidates import CANDIDATES, render
+from tests.shared.test_independent_candidates import candidate_text, render
 from vrpcoder.families import Family
 from vrpcoder.instances import Customer, Depot, Instance, TimeWindow, Vehicle
 from vrpcoder.optimum import check_optimum, decode_tours, judge_plan
@@ -151,7 +151,7 @@ def test_a_solve_stopped_at_its_gap_is_continued_before_diff_decides() -> None:
 def test_a_bound_that_excludes_the_reference_fails_diff_at_once() -> None:
     """Without capacity the model's proven optimum lies below the reference: nothing to continue."""
     sample = build_samples(sample_instance("CVRP", 5, 1, customers=8), seed=0).samples[0]
-    template = (CANDIDATES / "cvrp_flow_2index_arclist.py").read_text()
+    template = candidate_text("cvrp_flow_2index_arclist.py")
     verdict = verify(render(template, sample.instance, omit="capacity"), sample)
     check = verdict.diff_check
     assert check is not None and not check.continued

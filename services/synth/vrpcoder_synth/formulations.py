@@ -7,9 +7,11 @@ carries a data block (``# @data-begin`` .. ``# @data-end``) that is rewritten fo
 and ``# @omit <family>`` .. ``# @end <family>`` blocks: deleting one gives a *mutant* that lacks
 exactly that rule, which is how Stage 4 is shown to record INJ-only rejections (the reserved set).
 
-The templates are the project's independently written candidates (the verifier's held-out test
-set); only the 18 training variants are shipped here, so held-out variants cannot enter synthesis
-through the regenerator either.
+The templates are the project's independently written candidates of the 18 training variants, and
+this folder is their only copy: the verifier's tests read them from here (through
+``importlib.resources``) beside the held-out variants' scripts, which stay in
+``tests/data/candidates/independent/`` so held-out variants cannot enter synthesis through the
+regenerator either.
 
 For an index-rewritten statement the data block keeps the statement's ids: a ``node_ids`` list in
 the order the script lists its nodes, ``id2idx`` / ``idx2id`` built from it (the candidate
