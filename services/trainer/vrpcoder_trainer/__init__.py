@@ -1,2 +1,7 @@
-"""Trainer service: LoRA SFT and GRPO with the verifier as the per-rollout reward. Built on
-`vrpcoder` (shared)."""
+"""Trainer service: LoRA SFT, frontier filtering and GRPO with the verifier service as the reward.
+
+Modules: ``config`` (typed YAML run configs), ``dataset`` (the synth dataset contract), ``models``
+(loading base, adapters, LoRA), ``sft``, ``frontier``, ``rewards`` (the grouped verifier reward and
+its logs), ``grpo``, ``merge``, ``tiny`` (a locally built tiny model for tests and the CPU demo),
+``cli`` (``vrpcoder train ...``). Heavy libraries are imported where they are used.
+"""

@@ -203,6 +203,7 @@ def tiny_model(
         records = load_records(DatasetSettings(path=str(dataset), config="sft"))
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    corpus = [m["content"] for r in records for m in r["messages"] if m["role"] != "system"] + [code_system_prompt()]
+    # The system prompt is repeated so that it compresses like the rest of what the model reads.
+    corpus = [m["content"] for r in records for m in r["messages"] if m["role"] != "system"] + [code_system_prompt()] * 20
     out = build_tiny_model(output_dir, corpus, TinyModelSpec(vocab_size=vocab_size))
     print(out)
