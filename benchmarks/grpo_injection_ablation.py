@@ -177,7 +177,7 @@ def main() -> None:
     parser.add_argument("--prompts", type=int, default=2, help="instances (each with its gold script and one DIFF-blind mutant)")
     parser.add_argument("--outage-steps", type=int, default=6, help="steps of the outage run (0 skips it)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=Path("benchmarks/out/grpo_injection_ablation"))
+    parser.add_argument("--out", type=Path, default=Path("out/grpo_injection_ablation"))
     args = parser.parse_args()
     # A plain `kill` unwinds like Ctrl-C, so the verifier stack's processes are stopped and its keys purged.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
