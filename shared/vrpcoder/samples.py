@@ -158,8 +158,15 @@ def _violating(attack: Attack) -> Probe:
     return Probe(label=Label.INFEASIBLE, solution=attack.solution, attacker=attack.attacker, family=attack.family)
 
 
-def _sample_id(instance: Instance, kind: str) -> str:
-    return f"{instance.name}-{kind}"
+def _sample_id(base_name: str, kind: str) -> str:
+    return f"{base_name}-{kind}"
+
+
+def attacked_name(base_name: str, attacker: Attacker) -> str:
+    """An attacked copy's instance name: the base instance's and the attack that changed it
+    (``CVRP-p1-s0+capacity_overload``). The copies of one grid point differ in their data and
+    their reference objectives, so sharing the base name would make them look like one instance."""
+    return f"{base_name}+{attacker.value}"
 
 
 def build_samples(
@@ -217,9 +224,9 @@ def build_samples(
 
     kept = _keep(gold, relaxed, structural, time_limit, report)
     kept += _derived(gold, relaxed, kept, time_limit, report)
-    report.samples.append(_assemble(relaxed, BASE_KIND, gold, (*feasible, *kept)))
+    report.samples.append(_assemble(relaxed, BASE_KIND, gold, (*feasible, *kept), relaxed.name))
     for attack in attacked:
-        _attacked_sample(attack, plus, time_limit, report)
+        _attacked_sample(attack, plus, time_limit, report, relaxed.name)
     return report
 
 
@@ -279,7 +286,9 @@ def _derived(
     return _keep(gold, instance, probes, time_limit, report)
 
 
-def _attacked_sample(attack: Attack, plus: Probe, time_limit: float, report: BuildReport) -> None:
+def _attacked_sample(attack: Attack, plus: Probe, time_limit: float, report: BuildReport, base_name: str) -> None:
+    named = attack.instance.model_copy(update={"name": attacked_name(base_name, attack.attacker)})
+    attack = attack.model_copy(update={"instance": named})
     gold = _gold_model(attack.instance, time_limit)
     if isinstance(gold, str):
         report.records.append(ProbeRecord(attack.attacker, attack.family, ProbeOutcome.GOLD_ERROR, gold))
@@ -291,13 +300,14 @@ def _attacked_sample(attack: Attack, plus: Probe, time_limit: float, report: Bui
         return
     kept = _keep(gold, attack.instance, [_violating(attack)], time_limit, report)
     if kept:
-        report.samples.append(_assemble(attack.instance, attack.attacker.value, gold, (plus, *kept)))
+        report.samples.append(_assemble(attack.instance, attack.attacker.value, gold, (plus, *kept), base_name))
 
 
-def _assemble(instance: Instance, kind: str, gold: _GoldModel, probes: tuple[Probe, ...]) -> Sample:
+def _assemble(instance: Instance, kind: str, gold: _GoldModel, probes: tuple[Probe, ...], base_name: str) -> Sample:
+    """A sample; its id is the base instance's name and the sample's kind, whatever its instance is named."""
     prov = instance.provenance
     return Sample(
-        id=_sample_id(instance, kind),
+        id=_sample_id(base_name, kind),
         variant=instance.variant,
         kind=kind,
         profile=prov.profile,

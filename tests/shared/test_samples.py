@@ -39,6 +39,23 @@ def test_base_sample_first_with_the_feasible_probe_first(built: tuple[str, list[
         assert len(sample.probes) >= 2
 
 
+def test_attacked_copies_are_named_after_the_attack_that_made_them(built: tuple[str, list[Sample], object]) -> None:
+    """Issue 19: copies of one grid point differ in data and reference objective, so each names
+    itself (``CVRP-p2-s0+capacity_overload``); sample ids stay base name + kind."""
+    variant, samples, _ = built
+    base = samples[0].instance.name
+    assert base.startswith(f"{variant}-p") and "+" not in base
+    for sample in samples:
+        assert sample.id == f"{base}-{sample.kind}"
+        expected = base if sample.kind == BASE_KIND else f"{base}+{sample.kind}"
+        assert sample.instance.name == expected
+        assert f"NAME = {expected!r}" in sample.gold_code
+    attacked = [s for s in samples if s.kind != BASE_KIND]
+    assert len({s.instance.name for s in samples}) == len({s.kind for s in samples})
+    if variant in ("CVRP", "VRPHTW"):
+        assert attacked, f"the {variant} point has attacked copies"
+
+
 def test_labels_agree_with_the_independent_checker(built: tuple[str, list[Sample], object]) -> None:
     _, samples, report = built
     for sample in samples:
