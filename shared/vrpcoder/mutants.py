@@ -22,7 +22,8 @@ from vrpcoder.attacks.derived import fewest_vehicles_plan, service_lateness_impo
 from vrpcoder.candidate import build_candidate
 from vrpcoder.errors import VerificationFailure
 from vrpcoder.families import Family
-from vrpcoder.gold import JOINT_MODULES, extract_solution, module_names, remove_module
+from vrpcoder.gold import JOINT_MODULES, extract_solution, is_two_index, module_names, remove_module
+from vrpcoder.gold.render import choose_features
 from vrpcoder.gold.markers import close_marker, open_marker
 from vrpcoder.instances import Instance
 from vrpcoder.samples import Sample
@@ -85,6 +86,46 @@ def _rewrite_in_module(name: str, *edits: tuple[str, str]) -> Transform:
     return apply
 
 
+def _replace_module(name: str, required: str, lines: Sequence[str]) -> Transform:
+    """Replace the statements of module ``name`` by ``lines`` (markers kept, at the module's
+    indentation), where the module holds the text ``required`` (None otherwise)."""
+
+    def apply(script: str, _sample: Sample) -> str | None:
+        span = _module_span(script, name)
+        if span is None or required not in script[span[0] : span[1]]:
+            return None
+        line_start = script.rfind("\n", 0, span[0]) + 1
+        indent = script[line_start : span[0]]
+        body = "".join(f"{indent}{line}\n" for line in lines)
+        return script[: span[0]] + open_marker(name) + "\n" + body + indent + script[span[1] :]
+
+    return apply
+
+
+def _either(*transforms: Transform) -> Transform:
+    """The first of ``transforms`` that applies. A rule carries one rewrite per gold formulation
+    (vehicle-indexed ``x[i, j, k]`` and two-index ``x[i, j]``) where their modules' texts differ,
+    so that it means the same mistake in both; no text of one occurs in the other's script."""
+
+    def apply(script: str, sample: Sample) -> str | None:
+        for transform in transforms:
+            mutated = transform(script, sample)
+            if mutated is not None:
+                return mutated
+        return None
+
+    return apply
+
+
+def _two_index(transform: Transform) -> Transform:
+    """``transform`` on two-index gold scripts only (None on vehicle-indexed ones)."""
+
+    def apply(script: str, sample: Sample) -> str | None:
+        return transform(script, sample) if is_two_index(script) else None
+
+    return apply
+
+
 def _insert_before_optimize(lines: Sequence[str]) -> Callable[[str], str]:
     def insert(script: str) -> str:
         found = re.search(r"^(?P<indent>[ \t]+)m\.optimize\(", script, flags=re.MULTILINE)
@@ -121,6 +162,9 @@ def _omit(family: Family) -> MutationRule:
     )
 
 
+_BOTH_PARTS = '((LINEHAUL, delivered, "capacity_linehaul"), (BACKHAUL, collected, "capacity_backhaul"))'
+"""The two-index backhaul capacity module's loop over the linehaul and the backhaul part of a route."""
+
 RELAXATIONS: tuple[MutationRule, ...] = (
     MutationRule(
         "relax:coverage_leq",
@@ -135,11 +179,24 @@ RELAXATIONS: tuple[MutationRule, ...] = (
         MutantKind.RELAX,
         "one capacity for the whole fleet instead of one per vehicle",
         _without_cuts(
-            _rewrite_in_module(
-                "capacity",
-                (
-                    'm.addConstr(load <= CAPACITY[k], name=f"capacity[{k}]")',
-                    'm.addConstr(gp.quicksum(DEMAND[i] * visit[i, h] for i in CUSTOMERS for h in range(K)) <= sum(CAPACITY), name=f"capacity[{k}]")',
+            _either(
+                _rewrite_in_module(
+                    "capacity",
+                    (
+                        'm.addConstr(load <= CAPACITY[k], name=f"capacity[{k}]")',
+                        'm.addConstr(gp.quicksum(DEMAND[i] * visit[i, h] for i in CUSTOMERS for h in range(K)) <= sum(CAPACITY), name=f"capacity[{k}]")',
+                    ),
+                ),
+                # two-index: the loads along each route give way to one bound on all goods
+                _two_index(
+                    _replace_module(
+                        "capacity",
+                        'delivered = m.addVars(CUSTOMERS, name="delivered")',
+                        [
+                            "# All goods delivered fit the capacity of the whole fleet.",
+                            'm.addConstr(gp.quicksum(DEMAND[i] * x.sum("*", i) for i in CUSTOMERS) <= sum(CAPACITY), name="capacity")',
+                        ],
+                    )
                 ),
             )
         ),
@@ -150,7 +207,10 @@ RELAXATIONS: tuple[MutationRule, ...] = (
         MutantKind.RELAX,
         "backhaul loads not limited (only deliveries checked against capacity)",
         _without_cuts(
-            _rewrite_in_module("capacity", ('m.addConstr(collected <= CAPACITY[k], name=f"capacity_backhaul[{k}]")', "pass"))
+            _either(
+                _rewrite_in_module("capacity", ('m.addConstr(collected <= CAPACITY[k], name=f"capacity_backhaul[{k}]")', "pass")),
+                _two_index(_rewrite_in_module("capacity", (_BOTH_PARTS, '((LINEHAUL, delivered, "capacity_linehaul"),)'))),
+            )
         ),
     ),
     MutationRule(
@@ -192,7 +252,10 @@ RELAXATIONS: tuple[MutationRule, ...] = (
         MutantKind.RELAX,
         "only the pickups (backhaul loads) limited; deliveries never checked against capacity",
         _without_cuts(
-            _rewrite_in_module("capacity", ('m.addConstr(delivered <= CAPACITY[k], name=f"capacity_linehaul[{k}]")', "pass"))
+            _either(
+                _rewrite_in_module("capacity", ('m.addConstr(delivered <= CAPACITY[k], name=f"capacity_linehaul[{k}]")', "pass")),
+                _two_index(_rewrite_in_module("capacity", (_BOTH_PARTS, '((BACKHAUL, collected, "capacity_backhaul"),)'))),
+            )
         ),
     ),
     MutationRule(
@@ -201,13 +264,24 @@ RELAXATIONS: tuple[MutationRule, ...] = (
         MutantKind.RELAX,
         "a vehicle leaves its own depot but may end its route at any depot",
         _without_cuts(
-            _rewrite_in_module(
-                "route_structure",
-                (
-                    "foreign = any(node in DEPOTS and node != VEHICLE_DEPOT[k] for node in (i, j))",
-                    "foreign = i in DEPOTS and i != VEHICLE_DEPOT[k]",
+            _either(
+                _rewrite_in_module(
+                    "route_structure",
+                    (
+                        "foreign = any(node in DEPOTS and node != VEHICLE_DEPOT[k] for node in (i, j))",
+                        "foreign = i in DEPOTS and i != VEHICLE_DEPOT[k]",
+                    ),
+                    ('for i in [VEHICLE_DEPOT[k], *CUSTOMERS]:', "for i in CUSTOMERS:"),
                 ),
-                ('for i in [VEHICLE_DEPOT[k], *CUSTOMERS]:', "for i in CUSTOMERS:"),
+                # two-index: depots need not balance their routes, and a customer's depot number is
+                # tied to the depot its route leaves, not to the one it returns to
+                _two_index(
+                    _rewrite_in_module(
+                        "route_structure",
+                        ("for i in range(N):", "for i in CUSTOMERS:"),
+                        ("for i, j in arcs:", "for i, j in [(i, j) for i, j in arcs if j not in DEPOTS]:"),
+                    )
+                ),
             )
         ),
         frozenset({Module.MD}),
@@ -218,10 +292,19 @@ RELAXATIONS: tuple[MutationRule, ...] = (
         MutantKind.RELAX,
         "open routes still pay the return leg to the depot",
         _without_cuts(
-            _rewrite_in_module(
-                "objective",
-                ("COST_PER_DISTANCE[k] * LEG[i][j] * x[i, j, k]", "COST_PER_DISTANCE[k] * DIST[i][j] * x[i, j, k]"),
-                ("if LEG[i][j] > 0\n", "if DIST[i][j] > 0\n"),
+            _either(
+                _rewrite_in_module(
+                    "objective",
+                    ("COST_PER_DISTANCE[k] * LEG[i][j] * x[i, j, k]", "COST_PER_DISTANCE[k] * DIST[i][j] * x[i, j, k]"),
+                    ("if LEG[i][j] > 0\n", "if DIST[i][j] > 0\n"),
+                ),
+                _two_index(
+                    _rewrite_in_module(
+                        "objective",
+                        ("COST_PER_DISTANCE[0] * LEG[i][j] * x[i, j]", "COST_PER_DISTANCE[0] * DIST[i][j] * x[i, j]"),
+                        ("if LEG[i][j] > 0)", "if DIST[i][j] > 0)"),
+                    )
+                ),
             )
         ),
         frozenset({Module.OPEN}),
@@ -263,10 +346,17 @@ def _spurious_arc_ban(script: str, sample: Sample) -> str | None:
     if not candidates:
         return None
     i, j = candidates[0]
+    if is_two_index(script):
+        return _insert_before_optimize([f'm.addConstr(x[{i}, {j}] == 0, name="spurious_arc")'])(script)
     return _insert_before_optimize([f'm.addConstr(x.sum({i}, {j}, "*") == 0, name="spurious_arc")'])(script)
 
 
 def _spurious_every_vehicle(script: str, _sample: Sample) -> str | None:
+    if is_two_index(script):
+        # two-index: every depot sends out as many routes as it has vehicles
+        return _insert_before_optimize(
+            ["for d in DEPOTS:", '    m.addConstr(x.sum(d, "*") == FLEET[d], name=f"spurious_use[{d}]")']
+        )(script)
     return _insert_before_optimize(
         ['for k in range(K):', '    m.addConstr(used[k] == 1, name=f"spurious_use[{k}]")']
     )(script)
@@ -291,7 +381,13 @@ SPURIOUS: tuple[MutationRule, ...] = (
         Family.CAPACITY,
         MutantKind.SPURIOUS,
         "every vehicle may carry only 90 % of its capacity",
-        _without_cuts(_rewrite_in_module("capacity", ("<= CAPACITY[k]", "<= 0.9 * CAPACITY[k]"))),
+        _without_cuts(
+            _either(
+                _rewrite_in_module("capacity", ("<= CAPACITY[k]", "<= 0.9 * CAPACITY[k]")),
+                # two-index: the bound on the load carried along each route (linehaul and backhaul part)
+                _two_index(_rewrite_in_module("capacity", ("DEMAND[j], CAPACITY[0]", "DEMAND[j], 0.9 * CAPACITY[0]"))),
+            )
+        ),
     ),
     MutationRule(
         "spurious:arc_ban",
@@ -431,7 +527,17 @@ def service_never_late(instance: Instance) -> bool:
     return no_service_times(instance) or service_lateness_impossible(instance)
 
 
+def loads_forbid_cycles(instance: Instance) -> bool:
+    """Whether the instance's gold script is the two-index model and every customer has a
+    positive demand: its loads grow along every customer-to-customer arc (along each part of a
+    route with backhauls, whose rule bans the arcs that would mix them), so a cycle that avoids
+    every depot is infeasible without the subtour module too. (The vehicle-indexed model counts a
+    cycle into the load of the vehicle that drives it, so there the omission is not equivalent.)"""
+    return choose_features(instance).two_index and all(c.demand > 0 for c in instance.customers)
+
+
 IMPLIED_ON_INSTANCE: dict[str, Callable[[Instance], bool]] = {
+    "omit:subtour": loads_forbid_cycles,
     "spurious:every_vehicle_used": fleet_always_full,
     "relax:capacity_linehaul_only": pickups_always_fit,
     "relax:capacity_backhaul_only": deliveries_always_fit,

@@ -15,7 +15,9 @@ from vrpcoder.mutants import (
     mutation_rules,
     run_mutants,
 )
-from vrpcoder.gold import remove_family
+from vrpcoder.candidate import build_candidate
+from vrpcoder.gold import is_two_index, remove_family, render_gold
+from vrpcoder.sampling import sample_instance
 from vrpcoder.samples import build_grid_point, build_samples
 from vrpcoder.variants import Module, get_variant
 from vrpcoder.verification import verify
@@ -226,3 +228,73 @@ def test_new_partial_implementation_mutants_apply_to_the_gold_script(variant: st
             assert (name in names) is wanted or (name == "relax:capacity_backhaul_only" and not wanted)
         if wanted:
             assert _rule(variant, name).apply(base.gold_code, base) is not None, name
+
+
+# ---- one rule, one meaning, on both gold models -----------------------------------------------
+
+TWO_INDEX_VARIANTS = ["CVRP", "MDVRP", "OVRP", "VRPB", "VRPHTW", "VRPSTW", "MDVRPSTW", "OVRPHTW"]
+
+
+@pytest.fixture(scope="module", params=TWO_INDEX_VARIANTS)
+def both_golds(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """A base sample of ``variant`` and its gold script in each formulation."""
+    sample = build_samples(sample_instance(request.param, 2, 0, customers=7), relax_instance=False).samples[0]
+    scripts = {two: render_gold(sample.instance, two_index=two) for two in (False, True)}
+    assert is_two_index(scripts[True]) and not is_two_index(scripts[False])
+    return request.param, sample, scripts
+
+
+def _optimum(code: str) -> tuple[int, float | None]:
+    model = build_candidate(code).model
+    return model.Status, (round(model.ObjVal, 6) if model.SolCount else None)
+
+
+def test_every_rule_applies_to_both_gold_models_alike(both_golds) -> None:  # type: ignore[no-untyped-def]
+    """Each relaxation and spurious rule applies to the two-index gold exactly where it applies to
+    the vehicle-indexed one, and the two mutants are the same mistake: the same optimum (the same
+    problem, stated with or without the vehicle index). Every omission applies to both and runs."""
+    variant, sample, scripts = both_golds
+    for rule in mutation_rules(variant):
+        mutants = {two: rule.apply(script, sample) for two, script in scripts.items()}
+        assert (mutants[False] is None) is (mutants[True] is None), rule.name
+        if mutants[True] is None:
+            continue
+        assert mutants[True] != scripts[True], rule.name
+        optima = {two: _optimum(code) for two, code in mutants.items() if code is not None}
+        if rule.kind is MutantKind.OMIT:
+            assert all(status == 2 for status, _ in optima.values()), (rule.name, optima)
+        else:
+            assert optima[True] == optima[False], (rule.name, optima)
+
+
+@pytest.mark.parametrize("variant", TWO_INDEX_VARIANTS)
+def test_the_new_rules_apply_to_the_two_index_gold(variant: str) -> None:
+    """The rewrites that named the vehicle-indexed text alone (a capacity per vehicle, ``used[k]``)
+    have a two-index counterpart (the arc ban, which needs an arc s+ uses and the optimum does not,
+    is checked on both models above)."""
+    spec = get_variant(variant)
+    sample = build_samples(sample_instance(variant, 2, 1, customers=6), relax_instance=False).samples[0]
+    assert is_two_index(sample.gold_code)
+    applied = {r.name for r in mutation_rules(variant) if r.apply(sample.gold_code, sample) is not None}
+    expected = {"spurious:every_vehicle_used", "spurious:capacity_reduced"}
+    expected |= {"relax:capacity_linehaul_only", "relax:capacity_backhaul_only"} if spec.has(Module.BH) else {"relax:capacity_global"}
+    expected |= {"relax:route_end_any_depot"} if spec.has(Module.MD) else set()
+    expected |= {"relax:open_route_pays_return"} if spec.has(Module.OPEN) else set()
+    expected |= {"relax:service_time_omitted", "spurious:windows_tightened"} if spec.has(Module.HTW) else set()
+    assert expected <= applied, expected - applied
+
+
+def test_subtour_omission_is_equivalent_where_two_index_loads_forbid_cycles() -> None:
+    """Two-index loads grow along every customer-to-customer arc, so without the subtour module
+    no depot-free cycle is feasible: the same optimum as the gold, and declared equivalent."""
+    instance = sample_instance("CVRP", 2, 0, customers=7)
+    sample = build_samples(instance, relax_instance=False).samples[0]
+    rule = _rule("CVRP", "omit:subtour")
+    assert _optimum(rule.apply(sample.gold_code, sample)) == _optimum(sample.gold_code)
+    assert is_equivalent(rule, [instance])
+    reason = equivalence_reason(rule, [instance])
+    assert reason is not None and "two-index" in reason
+    three = rule.apply(render_gold(instance, two_index=False), sample)
+    assert _optimum(three)[1] < _optimum(sample.gold_code)[1]  # the vehicle-indexed omission admits cycles
+    free = instance.model_copy(update={"customers": (instance.customers[0].model_copy(update={"demand": 0.0}), *instance.customers[1:])})
+    assert not is_equivalent(rule, [free])

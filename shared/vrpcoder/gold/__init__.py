@@ -8,7 +8,7 @@ marked code module per constraint family so that mutants can be made by deleting
 from vrpcoder.gold.code import JOINT_MODULES, AuxModule
 from vrpcoder.gold.extract import extract_solution
 from vrpcoder.gold.markers import module_names, remove_family, remove_module, strip_joint_modules
-from vrpcoder.gold.render import render_gold
+from vrpcoder.gold.render import is_two_index, render_gold
 from vrpcoder.gold.run import GoldResult, GoldStatus, solve_gold, solve_script
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "GoldResult",
     "GoldStatus",
     "extract_solution",
+    "is_two_index",
     "module_names",
     "remove_family",
     "remove_module",

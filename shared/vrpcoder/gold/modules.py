@@ -469,13 +469,18 @@ def script_modules(f: ScriptFeatures) -> tuple[CodeModule, ...]:
 # modules read only the aggregated ``arc[i, j]`` and are shared with the vehicle-indexed model.
 
 
+TWO_INDEX_ROUTING = 'x = m.addVars(arcs, vtype=GRB.BINARY, name="x")'
+"""The statement that declares the two-index routing variable: script text tells the two models
+apart by it (``vrpcoder.gold.render.is_two_index``), e.g. for the mutation harness's rewrites."""
+
+
 def two_index_variables_module(f: ScriptFeatures) -> CodeModule:
     code = """
         # Routing variable: x[i, j] = 1 when a vehicle drives directly from node i to node j. The
         # vehicles of a depot are identical, so which of them drives a route is left open and the
         # fleet enters as one bound per depot.
         arcs = [(i, j) for i in range(N) for j in range(N) if i != j and not (i in DEPOTS and j in DEPOTS)]
-        x = m.addVars(arcs, vtype=GRB.BINARY, name="x")
+        """ + TWO_INDEX_ROUTING + """
         arc = x
         # Vehicles stationed at each depot.
         FLEET = {d: VEHICLE_DEPOT.count(d) for d in DEPOTS}
