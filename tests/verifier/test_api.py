@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis
 from vrpcoder.errors import ErrorKind
 from vrpcoder.samples import Sample
 from vrpcoder.verification import VerifyConfig, verify
@@ -255,6 +256,20 @@ def test_a_batch_answers_in_order_with_one_job_per_distinct_item(
     again = client.verify_batch(candidates, cvrp, options=OPTIONS)
     assert all(r.cached and r.job_id is None for r in again)
     assert [r.verdict for r in again] == [r.verdict for r in results]
+
+
+def test_a_finished_batch_leaves_no_candidate_text_in_redis(stack: LocalStack, client: VerifierClient, cvrp: Sample) -> None:
+    """Records, notices and cached verdicts hold no candidate; the batch's own keys go as it ends."""
+    marker = "# text that must not stay in Redis"
+    results = client.verify_batch([f"{cvrp.gold_code}\n{marker} {i}\n" for i in range(4)], cvrp, options=OPTIONS)
+    assert all(r.reward == pytest.approx(1.0) for r in results)
+    connection = redis.Redis.from_url(stack.settings.redis_url, decode_responses=True)
+    try:
+        token = connection.get(stack.settings.key("item", str(results[0].job_id)))
+        assert token is not None
+        assert list(connection.scan_iter(match=stack.settings.key("batch", str(token), "*"))) == []
+    finally:
+        connection.close()
 
 
 def test_items_of_a_pending_batch_answer_get_job_by_their_own_ids(

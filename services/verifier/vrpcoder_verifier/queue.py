@@ -146,6 +146,15 @@ def alive_index_key(settings: Settings) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Held:
+    """An item in a drain's hands: struck off the drain's taken list, and its spec (the candidate's
+    text) deleted, as it is published, so a batch costs Redis memory only while it runs."""
+
+    taken: str
+    items: str
+
+
+@dataclass(frozen=True, slots=True)
 class BatchKeys:
     """Where a batch's items wait: ids in request order (``todo``), their specs by id (``items``),
     and per drain job the ids it has taken and not yet published (``taken``)."""
@@ -161,6 +170,9 @@ class BatchKeys:
 
     def taken(self, drain_id: str) -> str:
         return f"{self.prefix}:taken:{drain_id}"
+
+    def held(self, drain_id: str) -> Held:
+        return Held(taken=self.taken(drain_id), items=self.items)
 
 
 _TAKE_SCRIPT = """
@@ -227,10 +239,10 @@ def publish(
     notify: str,
     notice: JobNotice,
     cache_key: str | None = None,
-    taken: str | None = None,
+    held: Held | None = None,
 ) -> None:
     """Record, count and announce how an item ended (cache its verdict, and strike it off the
-    ``taken`` list of the drain that ran it) in one round trip."""
+    drain that held it) in one round trip."""
     payload = notice.model_dump_json()
     outcome = FAILED_FIELD if notice.verdict is None else VERDICT_FIELD_PREFIX + verdict_kind(notice.verdict)
     with connection.pipeline(transaction=False) as pipe:
@@ -240,8 +252,9 @@ def publish(
         pipe.hincrby(stats_key(settings), outcome, 1)
         pipe.rpush(notify, payload)
         pipe.expire(notify, int(settings.max_wait_seconds) + 60)
-        if taken is not None:
-            pipe.lrem(taken, 1, notice.job_id)
+        if held is not None:
+            pipe.lrem(held.taken, 1, notice.job_id)
+            pipe.hdel(held.items, notice.job_id)
         pipe.execute()
 
 
@@ -273,14 +286,14 @@ def _verify_item(context: WorkerContext, connection: redis.Redis, item: ItemSpec
 
 def _run_one(
     context: WorkerContext, connection: redis.Redis, raw: bytes | str, config: VerifyConfig, notify: str,
-    enqueued: float, taken: str,
+    enqueued: float, held: Held,
 ) -> None:
     """Verify one item, publish its notice and write the worker's line for it."""
     started = time.monotonic()
     spec = ItemSpec(**json.loads(raw))
     notice, sandbox = _verify_item(context, connection, spec, config)
     notice = notice.model_copy(update={"latency": max(0.0, time.time() - enqueued)})
-    publish(connection, context.settings, notify, notice, spec.cache_key, taken)
+    publish(connection, context.settings, notify, notice, spec.cache_key, held)
     verdict = notice.verdict
     log_event(
         logger, "job done", job=spec.id, sample=spec.sample_id,
@@ -305,7 +318,8 @@ def drain(token: str, config: str, notify: str) -> None:
         raise RuntimeError("drain must run inside an rq job")
     connection = job.connection
     keys = BatchKeys.of(context.settings, token)
-    taken = keys.taken(job.id)
+    held = keys.held(job.id)
+    taken = held.taken
     verify_config = VerifyConfig.model_validate_json(config)
     enqueued = job.enqueued_at.timestamp() if job.enqueued_at else time.time()
     leftover = [raw.decode() if isinstance(raw, bytes) else str(raw) for raw in connection.lrange(taken, 0, -1)]
@@ -313,14 +327,17 @@ def drain(token: str, config: str, notify: str) -> None:
         todo = set(unrecorded(connection, context.settings, leftover))
         for item_id in leftover:
             if item_id not in todo:
-                connection.lrem(taken, 1, item_id)
+                with connection.pipeline(transaction=False) as pipe:
+                    pipe.lrem(taken, 1, item_id)
+                    pipe.hdel(keys.items, item_id)
+                    pipe.execute()
                 continue
             raw = connection.hget(keys.items, item_id)
             if raw is not None:
-                _run_one(context, connection, raw, verify_config, notify, enqueued, taken)
+                _run_one(context, connection, raw, verify_config, notify, enqueued, held)
     take = connection.register_script(_TAKE_SCRIPT)
     while not context.stopping.is_set() and (raw := take(keys=[keys.todo, taken, keys.items])) is not None:
-        _run_one(context, connection, raw, verify_config, notify, enqueued, taken)
+        _run_one(context, connection, raw, verify_config, notify, enqueued, held)
     if context.stopping.is_set():
         hand_over(job, connection, context.settings, token)
 
@@ -358,13 +375,13 @@ def on_job_failure(
     settings = Settings.model_validate_json(job.meta["settings"]) if "settings" in job.meta else Settings()
     token, notify = str(job.kwargs["token"]), str(job.kwargs["notify"])
     keys = BatchKeys.of(settings, token)
-    taken = keys.taken(job.id)
+    held = keys.held(job.id)
     failure = describe_failure(exc_type, exc_value)
-    held = [raw.decode() if isinstance(raw, bytes) else str(raw) for raw in connection.lrange(taken, 0, -1)]
-    for item_id in unrecorded(connection, settings, held):
-        publish(connection, settings, notify, JobNotice(job_id=item_id, failure=failure), taken=taken)
+    ids = [raw.decode() if isinstance(raw, bytes) else str(raw) for raw in connection.lrange(held.taken, 0, -1)]
+    for item_id in unrecorded(connection, settings, ids):
+        publish(connection, settings, notify, JobNotice(job_id=item_id, failure=failure), held=held)
         log_event(logger, "job failed", logging.WARNING, job=item_id, verdict="failed", reward=None, failure=failure)
-    connection.delete(taken)
+    connection.delete(held.taken)
     hand_over(job, connection, settings, token)
 
 
