@@ -387,7 +387,8 @@ def on_job_failure(
 
 def _settings_meta(settings: Settings) -> str:
     """The few settings the failure callback needs, since it may run in the API's reaper, not a worker."""
-    keep = {"key_prefix", "result_ttl_seconds", "max_wait_seconds", "job_retries"}
+    keep = {"key_prefix", "result_ttl_seconds", "failure_ttl_seconds", "max_wait_seconds", "job_retries",
+            "job_timeout_seconds"}
     return json.dumps({k: v for k, v in settings.model_dump(mode="json").items() if k in keep})
 
 
