@@ -18,6 +18,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
+from vrpcoder.attacks.cycles import cycles_impossible
 from vrpcoder.attacks.derived import fewest_vehicles_plan, service_lateness_impossible, violation_impossible
 from vrpcoder.candidate import build_candidate
 from vrpcoder.errors import VerificationFailure
@@ -532,12 +533,24 @@ def loads_forbid_cycles(instance: Instance) -> bool:
     positive demand: its loads grow along every customer-to-customer arc (along each part of a
     route with backhauls, whose rule bans the arcs that would mix them), so a cycle that avoids
     every depot is infeasible without the subtour module too. (The vehicle-indexed model counts a
-    cycle into the load of the vehicle that drives it, so there the omission is not equivalent.)"""
+    cycle into the load of the vehicle that drives it: there the omission is equivalent only where
+    every cycle overloads its vehicle, see ``no_cycle_possible``.)"""
     return choose_features(instance).two_index and all(c.demand > 0 for c in instance.customers)
 
 
+def no_cycle_possible(instance: Instance) -> bool:
+    """Whether no plan that keeps every other rule can hold a cycle that avoids every depot: the
+    two-index model's loads grow along every customer-to-customer arc, or the gold model without its
+    subtour module, asked for customers that no arc enters from outside, proves there are none (the
+    vehicle-indexed model counts a cycle into its vehicle's load, which every cycle may overload:
+    VRPB profile 4 seed 1, where no two backhauls fit one vehicle).
+
+    ``vrpcoder.attacks.cycles`` holds the proof."""
+    return loads_forbid_cycles(instance) or cycles_impossible(instance)
+
+
 IMPLIED_ON_INSTANCE: dict[str, Callable[[Instance], bool]] = {
-    "omit:subtour": loads_forbid_cycles,
+    "omit:subtour": no_cycle_possible,
     "spurious:every_vehicle_used": fleet_always_full,
     "relax:capacity_linehaul_only": pickups_always_fit,
     "relax:capacity_backhaul_only": deliveries_always_fit,

@@ -296,5 +296,10 @@ def test_subtour_omission_is_equivalent_where_two_index_loads_forbid_cycles() ->
     assert reason is not None and "two-index" in reason
     three = rule.apply(render_gold(instance, two_index=False), sample)
     assert _optimum(three)[1] < _optimum(sample.gold_code)[1]  # the vehicle-indexed omission admits cycles
-    free = instance.model_copy(update={"customers": (instance.customers[0].model_copy(update={"demand": 0.0}), *instance.customers[1:])})
+    # two customers without demand can form a cycle whose loads never grow (one alone cannot)
+    free = instance.model_copy(
+        update={"customers": (*(c.model_copy(update={"demand": 0.0}) for c in instance.customers[:2]), *instance.customers[2:])}
+    )
     assert not is_equivalent(rule, [free])
+    lone = instance.model_copy(update={"customers": (instance.customers[0].model_copy(update={"demand": 0.0}), *instance.customers[1:])})
+    assert is_equivalent(rule, [lone])
