@@ -3,10 +3,12 @@
 The subtour attacker (``structural.subtour_cycle``) cuts a cycle out of ``s+``, and the checker
 judges that cycle on its own: it breaks the subtour rule and nothing else. A model can still
 reject it for another reason. The vehicle-indexed gold counts a cycle's customers into the load
-of the vehicle that drives it, and every route must serve a linehaul customer on VRPB: on VRPB
-profile 4 seed 1 (capacity 10.33; backhauls of 9.39, 4.51 and 8.14, so no two fit one vehicle;
-the cheapest linehaul cycle 8.67 rides on a vehicle that already serves a linehaul customer of at
-least 3.7) every cycle overloads its vehicle. The model without its subtour module then keeps the
+of the vehicle that drives it, and every route must serve a linehaul customer on VRPB. On VRPB
+profile 4 seed 1 (capacity 10.33, three vehicles) the backhauls weigh 9.39, 4.51 and 8.14: no two
+fit one vehicle, so each needs a route of its own, and each of the three routes serves a linehaul
+customer. A cycle of linehaul customers (9.3, 3.7, 5.65, 4.97) then rides on a vehicle that
+already delivers to one: at least 3.7 + 4.97 + 5.65 = 14.32. A mixed cycle drives from a backhaul
+to a linehaul customer, which the backhaul rule bans. Every cycle breaks another rule. The model without its subtour module then keeps the
 gold script's feasible set, so its omission mutant is *equivalent* there: no probe exists that it
 accepts and the gold rejects. The two-index gold's loads along each route rule out cycles too.
 
