@@ -8,7 +8,8 @@ from collections.abc import Callable
 
 import pytest
 from vrpcoder.distances import DistanceKind, pair_distance
-from vrpcoder.gold import AuxModule, module_names, render_gold
+from vrpcoder.gold import AuxModule, is_two_index, module_names, render_gold
+from vrpcoder.gold.render import two_index_allowed
 from vrpcoder.instances import DistanceSpec, Instance
 from vrpcoder.variants import VARIANTS
 
@@ -24,7 +25,10 @@ def test_script_follows_the_protocol(variant: str, tiny_instance: Callable[..., 
     script = render_gold(tiny_instance(variant))
     assert "build_model" in _top_level_functions(script)
     assert "import gurobipy as gp" in script and "from gurobipy import GRB" in script
-    assert 'x = m.addVars(N, N, K, vtype=GRB.BINARY, name="x")' in script
+    if two_index_allowed(tiny_instance(variant)):
+        assert 'x = m.addVars(arcs, vtype=GRB.BINARY, name="x")' in script and is_two_index(script)
+    else:
+        assert 'x = m.addVars(N, N, K, vtype=GRB.BINARY, name="x")' in script and not is_two_index(script)
     assert 'if __name__ == "__main__":' in script
     assert "    # >>> module: variables" in script.splitlines()
 
@@ -40,7 +44,8 @@ def test_every_family_has_its_module(variant: str, tiny_instance: Callable[..., 
 
 
 def test_symmetry_breaking_only_for_interchangeable_vehicles(tiny_instance: Callable[..., Instance]) -> None:
-    assert AuxModule.SYMMETRY_BREAKING in module_names(render_gold(tiny_instance("CVRP")))
+    assert AuxModule.SYMMETRY_BREAKING in module_names(render_gold(tiny_instance("CVRP"), two_index=False))
+    assert AuxModule.SYMMETRY_BREAKING not in module_names(render_gold(tiny_instance("CVRP")))  # no vehicle index
     for variant in ("HFVRP", "HFMDVRP", "HFMCVRP", "HFVRPHTW", "TSP"):
         assert AuxModule.SYMMETRY_BREAKING not in module_names(render_gold(tiny_instance(variant)))
 

@@ -22,6 +22,7 @@ from vrpcoder.gold import (
     solve_script,
     strip_joint_modules,
 )
+from vrpcoder.gold.render import two_index_allowed
 from vrpcoder.instances import Instance
 from vrpcoder.solutions import Solution
 from vrpcoder.variants import VARIANTS, Module
@@ -63,14 +64,14 @@ def _assert_sane(instance: Instance, solution: Solution) -> None:
         assert route.visits.index(pair.pickup) < route.visits.index(pair.delivery)
 
 
-def _x_entries(script: str) -> int:
+def _x_entries(script: str, pattern: str = r"x\[\d+,\d+,\d+\]") -> int:
     namespace: dict[str, object] = {"__name__": "gold_test"}
     exec(compile(script, "<gold>", "exec"), namespace)
     build = namespace["build_model"]
     assert callable(build)
     model = build()
     try:
-        return sum(1 for v in model.getVars() if re.fullmatch(r"x\[\d+,\d+,\d+\]", v.VarName))
+        return sum(1 for v in model.getVars() if re.fullmatch(pattern, v.VarName))
     finally:
         model.dispose()
 
@@ -95,9 +96,14 @@ def test_gold_reaches_a_sane_optimum(
 def test_routing_variable_spans_all_nodes_and_vehicles(
     variant: str, tiny_instance: Callable[..., Instance]
 ) -> None:
+    """x[i, j, k] over every node pair and vehicle; the two-index gold (where it is chosen) has
+    x[i, j] over every arc but self loops and depot-to-depot legs."""
     instance = tiny_instance(variant)
     expected = instance.num_nodes**2 * len(instance.vehicles)
-    assert _x_entries(render_gold(instance)) == expected
+    assert _x_entries(render_gold(instance, two_index=False)) == expected
+    if two_index_allowed(instance):
+        arcs = instance.num_nodes * (instance.num_nodes - 1) - instance.num_depots * (instance.num_depots - 1)
+        assert _x_entries(render_gold(instance), r"x\[\d+,\d+\]") == arcs
 
 
 @pytest.mark.parametrize("variant", ALL_VARIANTS)

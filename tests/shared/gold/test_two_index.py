@@ -1,6 +1,6 @@
-"""The two-index gold model (identical vehicles, fleet as one bound per depot): chosen exactly where
-the vehicle-indexed model would not fit the size-limited licence, equal to it where both fit, and
-the oracle of its own probes on the library sub-instances that need it."""
+"""The two-index gold model (identical vehicles, fleet as one bound per depot): the gold wherever it
+states the instance, equal to the vehicle-indexed model where both fit the licence, and the oracle
+of its own probes on the library sub-instances whose vehicle-indexed model would not fit."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 from vrpcoder.checker import check
 from vrpcoder.gold import GoldStatus, render_gold, solve_gold
-from vrpcoder.gold.render import LICENCE_LIMIT, choose_features, model_size, two_index_allowed
+from vrpcoder.gold.render import (
+    LICENCE_LIMIT,
+    choose_features,
+    is_two_index,
+    licence_needs_two_index,
+    model_size,
+    two_index_allowed,
+)
 from vrpcoder.importers import import_instance
 from vrpcoder.samples import build_samples
 from vrpcoder.sampling import sample_instance
@@ -28,13 +35,18 @@ DATA = Path(__file__).resolve().parents[2] / "data" / "instances"
         ("cvrplib/A-n32-k5.vrp", 12, False),
     ],
 )
-def test_the_two_index_model_is_chosen_exactly_where_the_other_does_not_fit(
+def test_the_licence_rule_names_exactly_the_instances_the_vehicle_indexed_model_cannot_state(
     path: str, customers: int, two_index: bool
 ) -> None:
+    """The gold is the two-index model on all of them (identical vehicles); the licence rule, which
+    the gold-derived attackers follow (they need the vehicle index), names where it must be."""
     instance = import_instance(DATA / path, customers=customers)
     three = model_size(render_gold(instance, two_index=False))
     assert (max(three) > LICENCE_LIMIT) is two_index
-    assert choose_features(instance).two_index is two_index
+    assert licence_needs_two_index(instance) is two_index
+    assert choose_features(instance).two_index
+    assert is_two_index(render_gold(instance))
+    assert not is_two_index(render_gold(instance, two_index=False))
     assert max(model_size(render_gold(instance))) <= LICENCE_LIMIT
 
 
