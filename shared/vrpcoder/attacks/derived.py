@@ -26,6 +26,7 @@ from vrpcoder.checker import check
 from vrpcoder.errors import VerificationFailure
 from vrpcoder.families import Family
 from vrpcoder.gold import extract_solution, remove_family, render_gold, strip_joint_modules
+from vrpcoder.gold.render import licence_needs_two_index
 from vrpcoder.injection import RoutingVariable, find_routing_variable
 from vrpcoder.instances import Instance
 from vrpcoder.solutions import Solution
@@ -196,7 +197,8 @@ mutation harness's ``relax:service_time_omitted``)."""
 def _unsolved_gold(
     instance: Instance, family: Family | None, time_limit: float, *, without_service: bool = False
 ) -> gp.Model:
-    script = render_gold(instance, time_limit=time_limit)
+    # the requirements are written per vehicle: the vehicle-indexed model wherever it fits the licence
+    script = render_gold(instance, time_limit=time_limit, two_index=licence_needs_two_index(instance))
     if family is not None:
         script = remove_family(script, family.value)
     if without_service:
