@@ -1,8 +1,7 @@
 """Fixtures of the eval service tests: a real verifier stack (uvicorn API, two rq workers, Redis),
 and a small benchmark folder built by the real builders.
 
-Redis: the machine's (127.0.0.1:6379, DB 13) with this run's own queue and key prefix, purged
-afterwards; without one, a private redis-server. The model is the only stand-in: a scripted
+Redis: the session's private server (``redis_url`` in tests/conftest.py). The model is the only stand-in: a scripted
 OpenAI-compatible server on a real socket (``vrpcoder_eval.scripted``).
 """
 
@@ -12,26 +11,13 @@ from collections.abc import Iterator
 
 import pytest
 from vrpcoder_verifier.settings import Settings
-from vrpcoder_verifier.stack import LocalStack, RedisServer, purge, redis_answers, stack_settings
+from vrpcoder_verifier.stack import LocalStack, purge, stack_settings
 
-from tests.eval.support import B3_CUSTOMERS, EXECUTOR, HELD_OUT, LIBRARY, MACHINE_REDIS, SAMPLED_VARIANTS
+from tests.eval.support import B3_CUSTOMERS, EXECUTOR, HELD_OUT, LIBRARY, SAMPLED_VARIANTS
 from vrpcoder_eval.benchmark import BenchmarkDir, BenchmarkName
 from vrpcoder_eval.builders import build_b3, build_sampled
 from vrpcoder_eval.statements import default_writer
 
-
-
-@pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
-    if redis_answers(MACHINE_REDIS):
-        yield MACHINE_REDIS
-        return
-    server = RedisServer()
-    server.start()
-    try:
-        yield server.url
-    finally:
-        server.close()
 
 
 @pytest.fixture(scope="session")

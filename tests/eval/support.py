@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-MACHINE_REDIS = "redis://127.0.0.1:6379/13"
 EXECUTOR = os.environ.get("VRPCODER_TEST_EXECUTOR", "auto")
 """How test stacks run candidates: ``auto`` goes through the sandbox wherever one is usable."""
 LIBRARY = Path(__file__).resolve().parents[1] / "data" / "instances"

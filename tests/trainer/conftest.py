@@ -16,9 +16,9 @@ from vrpcoder_trainer.dataset import write_dataset
 from vrpcoder_trainer.sft import run_sft
 from vrpcoder_trainer.tiny import build_tiny_model
 from vrpcoder_verifier.settings import Settings
-from vrpcoder_verifier.stack import LocalStack, RedisServer, purge, redis_answers, stack_settings
+from vrpcoder_verifier.stack import LocalStack, purge, stack_settings
 
-from tests.trainer.support import MACHINE_REDIS, NO_MODEL, cvrp_samples, entries, tiny_config, tokenizer_corpus
+from tests.trainer.support import NO_MODEL, cvrp_samples, entries, tiny_config, tokenizer_corpus
 
 
 @pytest.fixture(scope="session")
@@ -47,19 +47,6 @@ def sft_adapter(workdir: Path, dataset_dir: Path, tiny_model: Path) -> Path:
            "run.max_steps": 20, "run.save_steps": 10},
     )
     return run_sft(config)
-
-
-@pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
-    if redis_answers(MACHINE_REDIS):
-        yield MACHINE_REDIS
-        return
-    server = RedisServer()
-    server.start()
-    try:
-        yield server.url
-    finally:
-        server.close()
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,6 @@ from vrpcoder_client.prompts import code_system_prompt
 from vrpcoder_trainer.config import load_config
 from vrpcoder_trainer.dataset import DatasetEntry
 
-MACHINE_REDIS = "redis://127.0.0.1:6379/13"
 NO_MODEL = "import gurobipy as gp\n\n\ndef build_model():\n    return None\n"
 """A script that runs and builds nothing: the verifier scores it (a candidate fault, reward 0)."""
 

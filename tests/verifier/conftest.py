@@ -8,7 +8,6 @@ stop Redis always use a private redis-server of their own (see test_faults.py).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,25 +15,9 @@ import pytest
 from vrpcoder.samples import Sample
 from vrpcoder_client.client import VerifierClient
 from vrpcoder_verifier.settings import Settings
-from vrpcoder_verifier.stack import LocalStack, RedisServer, purge, redis_answers, stack_settings
+from vrpcoder_verifier.stack import LocalStack, purge, stack_settings
 
-from tests.verifier.support import EXECUTOR, TEST_REDIS_ENV, tiny_samples
-
-
-@pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
-    named = os.environ.get(TEST_REDIS_ENV)
-    if named:
-        if not redis_answers(named):
-            pytest.exit(f"{TEST_REDIS_ENV}={named} does not answer", returncode=2)
-        yield named
-        return
-    server = RedisServer()
-    server.start()
-    try:
-        yield server.url
-    finally:
-        server.close()
+from tests.verifier.support import EXECUTOR, tiny_samples
 
 
 @pytest.fixture(scope="session")

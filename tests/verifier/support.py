@@ -8,7 +8,6 @@ from functools import cache
 from vrpcoder.samples import Sample, build_grid_point
 from vrpcoder.verification import Verdict
 
-TEST_REDIS_ENV = "VRPCODER_TEST_REDIS_URL"
 """Names a Redis for the tests to share (with a key prefix of their own); unset, they start a private one."""
 EXECUTOR = os.environ.get("VRPCODER_TEST_EXECUTOR", "auto")
 """How test stacks run candidates: ``auto`` goes through the sandbox wherever one is usable."""
@@ -33,9 +32,14 @@ def slow_gold(sample: Sample, seconds: float) -> str:
     return code
 
 
+_DRAWN = frozenset({"seconds", "control"})
+"""Fields that differ between two runs by design: timings, and the control answer, which goes to a
+feasible probe drawn afresh for every verification."""
+
+
 def _timeless(value: object) -> object:
     if isinstance(value, dict):
-        return {k: _timeless(v) for k, v in value.items() if k != "seconds" and not k.endswith("_seconds")}
+        return {k: _timeless(v) for k, v in value.items() if k not in _DRAWN and not k.endswith("_seconds")}
     if isinstance(value, list):
         return [_timeless(v) for v in value]
     return value
@@ -43,7 +47,8 @@ def _timeless(value: object) -> object:
 
 def comparable(verdict: Verdict) -> dict[str, object]:
     """A verdict without its wall-clock timings (any ``seconds`` or ``*_seconds`` field, at any
-    depth), which differ between any two runs."""
+    depth) and without which feasible probe carried the control query, which differ between any
+    two runs."""
     data = _timeless(verdict.model_dump(mode="json"))
     assert isinstance(data, dict)
     return data
