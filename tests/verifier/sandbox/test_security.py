@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 from vrpcoder.errors import ErrorKind
+from vrpcoder.gold import render_gold
 from vrpcoder.samples import Sample
 from vrpcoder.verification import VerifyConfig
 from vrpcoder_verifier.sandbox import ExecutionRecord, SandboxExecutor
 
-from tests.verifier.sandbox.support import SMALL, requires_bwrap
+from tests.verifier.sandbox.support import SMALL, compose, requires_bwrap
 
 pytestmark = requires_bwrap
 
@@ -406,10 +407,12 @@ def test_a_deep_flood_of_files_is_gone_before_the_next_job(
 
 
 @pytest.mark.xfail(strict=True, reason="known gap: INJ's own rows can cross the size-limited licence (see the executor's threat model)")
-def test_a_model_padded_to_the_licence_limit_still_earns_its_failure(
-    executor: SandboxExecutor, hostile_code: Callable[..., str], cvrp: Sample
-) -> None:
+def test_a_model_padded_to_the_licence_limit_still_earns_its_failure(executor: SandboxExecutor, cvrp: Sample) -> None:
     """A wrong model padded to just under the licence's row limit: INJ's equality rows push it over,
     and the verdict becomes "licence too small" (no reward) instead of the failure it earned."""
-    record = executor.execute(hostile_code("licence_padding"), cvrp, CONFIG)
+    # over the vehicle-indexed gold: INJ pins x[i, j, k] with equality rows (on the two-index
+    # default x[i, j] it sets bounds and adds no row)
+    gold = render_gold(cvrp.instance, two_index=False)
+    code = compose("licence_padding", cvrp.model_copy(update={"gold_code": gold}), {})
+    record = executor.execute(code, cvrp, CONFIG)
     assert record.verdict.error is None or record.verdict.error.kind is not ErrorKind.SIZE_LIMITED_LICENCE
