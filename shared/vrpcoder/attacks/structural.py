@@ -86,7 +86,7 @@ def subtour_cycle(instance: Instance, plus: Solution, rng: np.random.Generator) 
     options = cycle_options(instance, plus, rng)
     uniform = [o for o in options if not _mixed(instance, o[0].visits[o[1] : o[2]])]
     mixed = [o for o in options if _mixed(instance, o[0].visits[o[1] : o[2]])]
-    cross = list(_cross_route_cycles(instance, plus, rng))
+    cross = sorted(_cross_route_cycles(instance, plus, rng), key=lambda c: not carried_within_capacity(instance, c.solution))
     candidates = chain(
         (Candidate(instance, detached(plus, r, i, j)) for r, i, j in uniform),
         (c for c in cross if not _mixed(instance, c.solution.cycles[0].visits)),
@@ -104,16 +104,43 @@ def _mixed(instance: Instance, visits: tuple[int, ...]) -> bool:
 
 
 def _cross_route_cycles(instance: Instance, plus: Solution, rng: np.random.Generator) -> Iterator[Candidate]:
-    """Cycles of two customers taken from two routes. On VRPB this reaches a cycle of one kind
-    (two backhauls of different routes) where every stretch of a route either mixes the kinds
-    (its closing arc is forbidden by the backhaul rule anyway) or leaves a route of backhauls only."""
+    """Cycles of two customers taken from two routes, driven by either route's vehicle. On VRPB
+    this reaches a cycle of one kind (two backhauls of different routes) where every stretch of a
+    route either mixes the kinds (its closing arc is forbidden by the backhaul rule anyway) or leaves
+    a route of backhauls only."""
     if instance.has(Module.PD):
         return
     owner = {c: r.vehicle for r in used_routes(plus) for c in r.visits}
     pairs = [(u, v) for u in owner for v in owner if u < v and owner[u] != owner[v]]
     for u, v in shuffled(rng, pairs):
         rest = without(plus, (u, v))
-        yield Candidate(instance, Solution(routes=rest.routes, cycles=(Cycle(vehicle=owner[u], visits=(u, v)),)))
+        for vehicle in (owner[u], owner[v]):
+            yield Candidate(instance, Solution(routes=rest.routes, cycles=(Cycle(vehicle=vehicle, visits=(u, v)),)))
+
+
+def carried_within_capacity(instance: Instance, plan: Solution) -> bool:
+    """Whether every vehicle that drives a cycle could carry its route's customers and the cycle's
+    together (deliveries and backhaul pickups each against the whole capacity).
+
+    The checker judges a cycle on its own, but a vehicle-indexed model counts the cycle's customers
+    into the load of the vehicle that drives it: a cycle that overloads its vehicle is rejected by
+    such a model's capacity rule even without subtour elimination, and the probe tests nothing. A
+    stretch lifted out of a route keeps its vehicle's load; a cycle made of two routes' customers
+    adds one of them to the other vehicle, so those come first where they fit. Split deliveries
+    (quantities are the model's choice) count as fitting."""
+    if instance.has(Module.SPLIT):
+        return True
+    for vehicle in {c.vehicle for c in plan.cycles if c.vehicle is not None}:
+        capacity = instance.vehicles[vehicle].capacity
+        if capacity is None:
+            continue
+        visits = [v for r in plan.routes if r.vehicle == vehicle for v in r.visits]
+        visits += [v for c in plan.cycles if c.vehicle == vehicle for v in c.visits]
+        for backhaul in (False, True):
+            load = sum(instance.customer(v).demand for v in visits if instance.customer(v).backhaul is backhaul)
+            if load > capacity + 1e-9:
+                return False
+    return True
 
 
 # ---- backhaul --------------------------------------------------------------------------------

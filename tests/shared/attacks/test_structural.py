@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from vrpcoder.attacks import Attack, AttackSkipped, run_attack
+from vrpcoder.attacks.structural import carried_within_capacity
 from vrpcoder.checker import check
 from vrpcoder.families import Family
 from vrpcoder.instances import Vehicle
@@ -82,6 +83,21 @@ def test_subtour_cycle_takes_two_routes_customers_when_no_route_has_two() -> Non
     assert not isinstance(result, AttackSkipped)
     (cycle,) = result.solution.cycles
     assert sorted(cycle.visits) == [1, 2] and not [r for r in result.solution.routes if r.visits]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_cycle_across_routes_is_driven_by_a_vehicle_that_can_carry_it(seed: int) -> None:
+    """Customers 1 and 2 (4 each) form the cycle; only vehicle 1 (capacity 10, not 5) carries 8.
+    A vehicle-indexed model counts the cycle into its vehicle's load: on vehicle 0 it would be
+    rejected for capacity even without subtour elimination, and the probe would test nothing."""
+    customers = on_axes((4, 4, 1, 1))[:2]
+    instance = make("HFVRP", customers, (Vehicle(capacity=5), Vehicle(capacity=10)))
+    result = run_attack(Attacker.SUBTOUR_CYCLE, instance, plan((0, (1,)), (1, (2,))), seed=seed)
+    assert isinstance(result, Attack), result
+    (cycle,) = result.solution.cycles
+    assert cycle.vehicle == 1 and sorted(cycle.visits) == [1, 2]
+    assert carried_within_capacity(instance, result.solution)
+    assert not carried_within_capacity(instance, result.solution.model_copy(update={"cycles": (cycle.model_copy(update={"vehicle": 0}),)}))
 
 
 def test_subtour_cycle_needs_two_customers() -> None:
