@@ -7,6 +7,12 @@ that forgets the return leg, ...), or a *spurious* constraint is added. Each mut
 against every sample of its instance (the base sample and each attacked copy); it is killed by DIFF
 when some sample's optimum differs, and killed by the dual verifier when DIFF or any probe fails.
 The gap between the two kill rates is the paper's blind spot of objective equivalence.
+
+A rule means the same mistake whichever formulation the gold script has (vehicle-indexed
+``x[i, j, k]``, or two-index ``x[i, j]`` for identical vehicles): where the two scripts' texts
+differ, it carries a rewrite for each, and both mutants have the same optimum. Omissions delete the
+module of each script; the two-index loads grow along every arc, so there a subtour omission is an
+equivalent mutant (``loads_forbid_cycles``).
 """
 
 from __future__ import annotations

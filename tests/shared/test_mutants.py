@@ -31,7 +31,19 @@ def cvrp_reports() -> list:  # type: ignore[type-arg]
 def test_every_attacked_omission_is_killed_by_the_dual_verifier(cvrp_reports: list) -> None:  # type: ignore[type-arg]
     omissions = [r for r in cvrp_reports if r.kind is MutantKind.OMIT and r.has_attacker]
     assert {r.family for r in omissions} == {Family.COVERAGE, Family.SUBTOUR, Family.CAPACITY}
-    assert all(r.killed_by_dual for r in omissions)
+    assert all(r.killed_by_dual for r in omissions if not r.equivalent)
+    # the two-index gold's loads forbid depot-free cycles by themselves ...
+    assert [r.family for r in omissions if r.equivalent] == [Family.SUBTOUR]
+
+
+def test_the_vehicle_indexed_subtour_omission_is_killed_on_samples_of_the_two_index_gold() -> None:
+    """... and the vehicle-indexed script without subtour elimination (cycles within a vehicle's
+    capacity) still fails the subtour probe the two-index gold labels."""
+    base = build_grid_point("CVRP", 2, 1).samples[0]
+    assert is_two_index(base.gold_code)
+    mutant = remove_family(render_gold(base.instance, two_index=False), Family.SUBTOUR.value)
+    verdict = verify(mutant, base)
+    assert "s-:subtour_cycle" in [p.name for p in verdict.probes if p.judged and not p.passed]
 
 
 def test_diff_alone_misses_a_mutant_the_dual_verifier_kills(cvrp_reports: list) -> None:  # type: ignore[type-arg]

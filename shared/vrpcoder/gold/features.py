@@ -33,8 +33,8 @@ class ScriptFeatures:
     multi_depot: bool = False
     two_index: bool = False
     """Routing variable ``x[i, j]`` without a vehicle index and the fleet as one bound per depot
-    (:func:`vrpcoder.gold.render.choose_features` sets it where the vehicle-indexed model would
-    not fit the size-limited licence and the variant allows it)."""
+    (:func:`vrpcoder.gold.render.choose_features` sets it wherever the variant and fleet allow
+    it: identical vehicles of the variants whose modules it states)."""
 
     @property
     def timed(self) -> bool:
