@@ -22,7 +22,7 @@ install: $(STAMP)
 
 run: install
 	$(VENV)/bin/vrpcoder verifier demo
-	$(VENV)/bin/vrpcoder synth run --out synth-out
+	$(VENV)/bin/vrpcoder loop --out run-out
 
 test: install
 	$(VENV)/bin/pytest -m "not slow" $(PYTEST_ARGS)

@@ -1,0 +1,706 @@
+"""`vrpcoder loop`: the whole product in one command, synthesis -> SFT -> GRPO -> evaluation.
+
+The loop is what the four services are for, so one command runs it end to end on a small embedded
+default: an offline synthesis of a few training variants, a tiny local model (no hub) trained on the
+synthesised SFT records, a few GRPO steps scored by the verifier over HTTP, then the base, SFT and
+GRPO checkpoints evaluated on a small B1 built from seeds the synthesis never uses. Everything the
+loop needs it starts itself (a private Redis, the verifier API and sandboxed workers) and stops
+afterwards, so it runs on a fresh machine and leaves nothing behind.
+
+Each stage writes its outputs under one run folder and then a marker ``.loop/<stage>.json`` holding
+its figures; a stage whose marker exists is skipped on the next run, so an interrupted loop resumes
+where it stopped and a finished one re-prints its summary at once. ``loop.json`` records the
+settings the folder was made with; a run with other settings is refused rather than mixing outputs.
+
+The trainer (torch, TRL) is imported inside the training stages only, so the eval service keeps
+working, and ``vrpcoder loop --help`` answers, without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from vrpcoder.cli import json_only
+from vrpcoder.variants import get_variant
+
+STAGES = ("synth", "model", "sft", "grpo", "checkpoints", "bench", "eval")
+"""The stages in order; each one's marker is ``.loop/<name>.json``."""
+CHECKPOINTS = ("base", "sft", "grpo")
+"""The models the loop can evaluate: the untrained tiny model, after SFT, after GRPO."""
+SETTINGS_FILE = "loop.json"
+SUMMARY_FILE = "summary.json"
+SUMMARY_MARKDOWN = "summary.md"
+
+
+class LoopError(RuntimeError):
+    """The loop cannot go on (bad settings, a stage that produced nothing to build on)."""
+
+
+class LoopSettings(BaseModel):
+    """What one loop run does; the defaults are the embedded run of ``make run``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    variants: tuple[str, ...] = ("TSP", "CVRP", "OVRP", "MDVRP", "VRPB", "VRPHTW")
+    """Training variants synthesised (and sampled for the benchmark)."""
+    profiles: tuple[int, ...] = (1,)
+    seeds: tuple[int, ...] = (0,)
+    customers: int = Field(default=5, ge=2)
+    paths: tuple[str, ...] = ("scenario", "condensed", "strict", "index")
+    mutants: bool = True
+    """Send constraint-dropping mutants through Stage 4 too (they fill the reserved set)."""
+    sft_steps: int = Field(default=80, ge=1)
+    grpo_steps: int = Field(default=20, ge=1)
+    num_generations: int = Field(default=4, ge=2)
+    """G: completions per GRPO prompt (one prompt per step)."""
+    max_new_tokens: int = Field(default=256, ge=8)
+    """Token limit of a GRPO completion and of an evaluation answer."""
+    vocab_size: int = Field(default=16384, ge=300)
+    """Room enough that BPE merges each synthesised script into a token or two (``vrpcoder_trainer.tiny``):
+    the tiny model then chooses among scripts it has seen, so every stage gets code to verify in
+    seconds; a smaller vocabulary spells scripts out in hundreds of tokens the model cannot learn here."""
+    bench_size: int = Field(default=18, ge=1)
+    bench_seed_start: int = Field(default=1_000_000, ge=1000)
+    """First seed of the benchmark's grid points; synthesis uses small seeds, so the two never meet."""
+    evaluate: tuple[str, ...] = CHECKPOINTS
+    workers: int = Field(default=2, ge=1)
+    time_limit: float = Field(default=20.0, gt=0.0)
+    """Gurobi time limit per solve (gold solves, candidates' solves), seconds."""
+
+    @field_validator("variants")
+    @classmethod
+    def _training_variants(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("name at least one training variant")
+        names = tuple(get_variant(v).name for v in value)
+        held_out = [n for n in names if not get_variant(n).train]
+        if held_out:
+            raise ValueError(f"held-out variants never enter training: {', '.join(held_out)}")
+        return names
+
+    @field_validator("evaluate")
+    @classmethod
+    def _known_checkpoints(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [v for v in value if v not in CHECKPOINTS]
+        if unknown or not value:
+            raise ValueError(f"evaluate: choose among {', '.join(CHECKPOINTS)} (got {', '.join(value) or 'nothing'})")
+        return tuple(c for c in CHECKPOINTS if c in value)
+
+    @field_validator("seeds")
+    @classmethod
+    def _small_seeds(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if not value or any(s < 0 or s >= 1000 for s in value):
+            raise ValueError("synthesis seeds must lie in 0..999 (the benchmark's seeds start at 1000 or above)")
+        return value
+
+
+@dataclass(frozen=True)
+class LoopPaths:
+    """Where every artefact of a run folder lives."""
+
+    root: Path
+
+    @property
+    def synth(self) -> Path:
+        return self.root / "synth"
+
+    @property
+    def model(self) -> Path:
+        return self.root / "tiny-model"
+
+    @property
+    def sft(self) -> Path:
+        return self.root / "sft"
+
+    @property
+    def grpo(self) -> Path:
+        return self.root / "grpo"
+
+    @property
+    def bench(self) -> Path:
+        return self.root / "bench"
+
+    @property
+    def logs(self) -> Path:
+        return self.root / "logs"
+
+    def checkpoint(self, name: str) -> Path:
+        """The plain model folder evaluated as ``name`` (base: the tiny model itself)."""
+        return self.model if name == "base" else self.root / "checkpoints" / name
+
+    def eval_run(self, name: str) -> Path:
+        return self.root / "eval" / name
+
+    def marker(self, stage: str) -> Path:
+        return self.root / ".loop" / f"{stage}.json"
+
+
+class StageRecord(BaseModel):
+    """A finished stage: how long it took and the figures the summary shows."""
+
+    stage: str
+    seconds: float
+    figures: dict[str, Any]
+
+
+# ---- summary figures --------------------------------------------------------------------------------
+
+
+def first_last(values: list[float]) -> tuple[float | None, float | None]:
+    """First and last finite value of a logged series (None where there is none)."""
+    finite = [v for v in values if isinstance(v, int | float) and math.isfinite(v)]
+    return (finite[0], finite[-1]) if finite else (None, None)
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4f}" if abs(value) < 100 else f"{value:.1f}"
+    return str(value)
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f} %"
+
+
+# ---- the verifier stack, started only when a stage needs it ----------------------------------------------
+
+
+@dataclass
+class LazyStack:
+    """A private Redis + verifier API + workers, brought up on first use and torn down on close."""
+
+    workers: int
+    log_dir: Path
+    max_time_limit: float
+    _exits: ExitStack = field(default_factory=ExitStack)
+    _stack: Any = None
+    _settings: Any = None
+
+    def ensure(self, console: Console) -> Any:
+        if self._stack is not None:
+            return self._stack
+        from vrpcoder_verifier.stack import LocalStack, RedisServer, purge, stack_settings
+
+        console.print(f"[bold]verifier[/]: starting a private Redis, the API and {self.workers} sandboxed workers "
+                      f"(logs in {self.log_dir})", highlight=False)
+        redis = RedisServer()
+        self._exits.callback(redis.close)
+        redis.start()
+        settings = stack_settings(redis.url, executor="auto", allow_unsandboxed=True,
+                                  max_time_limit=max(60.0, self.max_time_limit), default_time_limit=self.max_time_limit)
+        self._exits.callback(purge, settings)
+        stack = LocalStack(settings, workers=self.workers, log_dir=self.log_dir)
+        self._exits.enter_context(stack)
+        self._stack, self._settings = stack, settings
+        console.print(f"[bold]verifier[/]: API at {stack.base_url}", highlight=False)
+        return stack
+
+    def close(self) -> None:
+        self._exits.close()
+        self._stack = None
+
+
+# ---- stages -----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Loop:
+    """One run folder, its settings, and the stages that fill it."""
+
+    settings: LoopSettings
+    paths: LoopPaths
+    console: Console
+    stack: LazyStack
+    quiet: bool = False
+
+    def _bars(self) -> Progress:
+        return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=self.console, disable=self.quiet, transient=False)
+
+    # 1. synthesis
+    def synth(self) -> dict[str, Any]:
+        from vrpcoder_synth.components import build_components
+        from vrpcoder_synth.config import GridConfig, SynthConfig, VerifierConfig
+        from vrpcoder_synth.dataset import stats
+        from vrpcoder_synth.pipeline import run
+
+        s = self.settings
+        service = self.stack.ensure(self.console)
+        config = SynthConfig(
+            grid=GridConfig(variants=s.variants, profiles=s.profiles, seeds=s.seeds, customers=s.customers, kinds="all"),
+            paths=s.paths,  # type: ignore[arg-type]
+            mutants=s.mutants,
+            verifier=VerifierConfig(backend="service", url=service.base_url, time_limit=s.time_limit),
+            gold_time_limit=max(s.time_limit, 30.0),
+        )
+        components = build_components(config, self.paths.synth, token=service.token)
+        points = len(s.variants) * len(s.profiles) * len(s.seeds)
+        with self._bars() as bars:
+            tasks = {"samples": bars.add_task("synth: samples", total=points)}
+            for stage in ("statements", "code", "verdicts"):
+                tasks[stage] = bars.add_task(f"synth: {stage}", total=None)
+
+            def progress(stage: str, advance: int) -> None:
+                if stage == "todo":
+                    for name in ("statements", "code", "verdicts"):
+                        bars.update(tasks[name], total=advance)
+                elif stage in tasks:
+                    bars.advance(tasks[stage], advance)
+
+            try:
+                report = run(config, self.paths.synth, writer=components.writer, coder=components.coder,
+                             backend=components.backend, fingerprint=components.fingerprint, progress=progress)
+            finally:
+                components.close()
+        if report.pending or report.stopped:
+            raise LoopError(f"synthesis unfinished ({report.stopped or f'{report.pending} items without a verdict'}); run again to resume")
+        figures = stats(self.paths.synth)
+        if not figures["configs"].get("sft") or not figures["configs"].get("grpo"):
+            raise LoopError(f"synthesis accepted nothing to train on: {figures['outcomes']}")
+        return {"samples": figures["samples"], "decisions": figures["decisions"], "records": figures["configs"],
+                "outcomes": figures["outcomes"]}
+
+    # 2. the tiny model
+    def model(self) -> dict[str, Any]:
+        from vrpcoder_client.prompts import code_system_prompt
+        from vrpcoder_trainer.config import DatasetSettings
+        from vrpcoder_trainer.dataset import load_records
+        from vrpcoder_trainer.tiny import TinyModelSpec, build_tiny_model
+
+        records = load_records(DatasetSettings(path=str(self.paths.synth), config="sft"))
+        # The same corpus as `vrpcoder train tiny-model`: what the model reads and writes, the shared
+        # prompt repeated so that it compresses like the rest.
+        corpus = [m["content"] for r in records for m in r["messages"] if m["role"] != "system"]
+        corpus += [code_system_prompt()] * 20
+        build_tiny_model(self.paths.model, corpus, TinyModelSpec(vocab_size=self.settings.vocab_size))
+        from transformers import AutoConfig
+
+        config = AutoConfig.from_pretrained(self.paths.model)
+        return {"vocab_size": config.vocab_size, "hidden_size": config.hidden_size, "layers": config.num_hidden_layers,
+                "corpus_texts": len(corpus)}
+
+    # 3. SFT
+    def sft(self) -> dict[str, Any]:
+        from vrpcoder_trainer.config import SFTRunConfig, load_config
+        from vrpcoder_trainer.sft import run_sft
+
+        steps = self.settings.sft_steps
+        config = load_config("packaged:tiny_sft_cpu.yaml", SFTRunConfig, {
+            "model.name_or_path": str(self.paths.model), "dataset.path": str(self.paths.synth),
+            "run.output_dir": str(self.paths.sft), "run.max_steps": steps, "run.save_steps": steps,
+            "run.logging_steps": 1, "run.save_total_limit": 1,
+        })
+        logs = LogCollector.create()
+        adapter = run_sft(config, callbacks=[logs.callback])
+        losses = logs.series("loss")
+        first, last = first_last(losses)
+        return {"steps": steps, "loss_first": first, "loss_last": last, "losses": losses, "adapter": str(adapter)}
+
+    # 4. GRPO
+    def grpo(self) -> dict[str, Any]:
+        from vrpcoder_client.client import PollPolicy, RetryPolicy, VerifierClient
+        from vrpcoder_trainer.config import GRPORunConfig, load_config
+        from vrpcoder_trainer.grpo import run_grpo
+
+        s = self.settings
+        service = self.stack.ensure(self.console)
+        config = load_config("packaged:tiny_grpo_cpu.yaml", GRPORunConfig, {
+            "model.name_or_path": str(self.paths.model), "model.adapters": [str(self.paths.sft / "adapter")],
+            "dataset.path": str(self.paths.synth), "run.output_dir": str(self.paths.grpo),
+            "run.max_steps": s.grpo_steps, "run.save_steps": s.grpo_steps, "run.logging_steps": 1,
+            "run.save_total_limit": 1, "num_generations": s.num_generations,
+            "batch.per_device_train_batch_size": s.num_generations, "batch.effective_batch_size": s.num_generations,
+            "generation.max_completion_length": s.max_new_tokens, "verifier.url": service.base_url,
+            "verifier.time_limit": s.time_limit,
+        })
+        logs = LogCollector.create()
+        client = VerifierClient(service.base_url, service.token, timeout=config.verifier.timeout,
+                                retry=RetryPolicy(attempts=config.verifier.retry_attempts),
+                                poll=PollPolicy(timeout=config.verifier.poll_timeout))
+        with client:
+            adapter, trainer = run_grpo(config, client=client, callbacks=[logs.callback])
+        rewards = logs.series("reward")
+        first, last = first_last(rewards)
+        totals = vars(trainer.verifier_reward.totals)
+        return {"steps": s.grpo_steps, "num_generations": s.num_generations, "reward_first": first, "reward_last": last,
+                "rewards": rewards, "completions": totals["completions"], "none": totals["none"],
+                "no_code": int(sum(logs.series("verifier/no_code_this_step"))), "dual_pass": logs.series("verifier/dual_pass_rate"),
+                "adapter": str(adapter)}
+
+    # 5. plain checkpoints of the trained policies (GRPO's adapter sits on the SFT-merged weights)
+    def checkpoints(self) -> dict[str, Any]:
+        from vrpcoder_trainer.config import MergeConfig
+        from vrpcoder_trainer.merge import run_merge
+
+        chains = {"sft": [self.paths.sft / "adapter"], "grpo": [self.paths.sft / "adapter", self.paths.grpo / "adapter"]}
+        written = {}
+        for name, adapters in chains.items():
+            config = MergeConfig(kind="merge", model={"name_or_path": str(self.paths.model),  # type: ignore[arg-type]
+                                                      "adapters": tuple(str(a) for a in adapters)},
+                                 output_dir=str(self.paths.checkpoint(name)), dtype="float32")
+            written[name] = str(run_merge(config))
+        return written
+
+    # 6. the benchmark
+    def bench(self) -> dict[str, Any]:
+        from vrpcoder_eval.benchmark import BenchmarkDir, BenchmarkName
+        from vrpcoder_eval.builders import build_sampled
+        from vrpcoder_eval.statements import default_writer
+
+        s = self.settings
+        store = BenchmarkDir(self.paths.bench)
+        with self._bars() as bars:
+            task = bars.add_task("benchmark: B1 grid points", total=s.bench_size)
+            result = build_sampled(BenchmarkName.B1, s.variants, s.bench_size, store, default_writer(),
+                                   seed_start=s.bench_seed_start, time_limit=max(s.time_limit, 30.0),
+                                   progress=lambda n: bars.advance(task, n))
+        if not result.items:
+            raise LoopError(f"no benchmark item could be built: {[d.reason for d in result.discards]}")
+        store.write(BenchmarkName.B1, result.items)
+        return {"items": len(result.items), "discarded": len(result.discards),
+                "seeds": sorted({int(i.provenance["seed"]) for i in result.items}),
+                "variants": sorted({i.variant or "" for i in result.items})}
+
+    # 7. evaluation
+    def eval(self) -> dict[str, Any]:
+        from vrpcoder_eval.metrics import compare, compute
+        from vrpcoder_eval.report import write_reports
+        from vrpcoder_eval.runner import load_run
+
+        service = self.stack.ensure(self.console)
+        figures: dict[str, Any] = {}
+        for name in self.settings.evaluate:
+            run_dir = self.paths.eval_run(name)
+            asyncio.run(self._evaluate(name, run_dir, service))
+            config, results = load_run(run_dir)
+            metrics = compute(config.display_name, results, tolerance=config.diff_tolerance)
+            comparison = None
+            if name != "base" and "base" in figures:
+                _, base_results = load_run(self.paths.eval_run("base"))
+                comparison = compare("base", base_results, config.display_name, results)
+            reports = write_reports(run_dir, metrics, comparison)
+            o = metrics.overall
+            figures[name] = {
+                "items": o.items, "scored": metrics.scored, "unscored": metrics.unscored,
+                "pass_at_1": o.pass_at_1.rate, "build": o.build.rate, "dual_pass": o.dual_pass.rate, "inj": o.inj.rate,
+                "outcomes": metrics.error_kinds, "reports": {k: str(v) for k, v in reports.items()},
+            }
+        return figures
+
+    async def _evaluate(self, name: str, run_dir: Path, service: Any) -> None:
+        from vrpcoder_client.client import AsyncVerifierClient
+
+        from vrpcoder_eval.benchmark import BenchmarkName
+        from vrpcoder_eval.generation import CachedGenerator, CompletionCache, DecodingConfig, LocalCheckpointGenerator
+        from vrpcoder_eval.prompts import shared_prompt
+        from vrpcoder_eval.runner import RunConfig, Runner, RunProgress
+
+        s = self.settings
+        generator = LocalCheckpointGenerator(self.paths.checkpoint(name), device="cpu")
+        prompt = shared_prompt()
+        config = RunConfig(
+            model=str(self.paths.checkpoint(name)), model_name=await generator.resolve_model(),
+            benchmark_dir=str(self.paths.bench.resolve()), benchmarks=(BenchmarkName.B1,),
+            system_prompt_origin=prompt.origin, system_prompt_sha256=prompt.sha256,
+            decoding=DecodingConfig(max_tokens=s.max_new_tokens), time_limit=s.time_limit, label=name,
+        )
+        verifier = AsyncVerifierClient(service.base_url, service.token, timeout=max(120.0, 4 * s.time_limit))
+        with self._bars() as bars:
+            task = bars.add_task(f"eval {name}: verified", total=None)
+            progress = RunProgress(on_update=lambda p: bars.update(task, total=p.total, completed=p.verified + p.skipped))
+            runner = Runner(config, run_dir, CachedGenerator(generator, CompletionCache(run_dir / "completions")), verifier,
+                            prompt, concurrency=1, progress=progress)
+            try:
+                await runner.run()
+            finally:
+                await verifier.aclose()
+        for warning in runner.warnings:
+            self.console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+
+
+@dataclass
+class LogCollector:
+    """The trainer's logged metrics, step by step (a transformers callback fills it)."""
+
+    records: list[dict[str, float]]
+    callback: Any
+
+    @classmethod
+    def create(cls) -> LogCollector:
+        from transformers import TrainerCallback
+
+        records: list[dict[str, float]] = []
+
+        class _Collect(TrainerCallback):  # type: ignore[misc]
+            def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, float] | None = None, **_: Any) -> None:
+                if logs:
+                    records.append(dict(logs))
+
+        return cls(records, _Collect())
+
+    def series(self, key: str) -> list[float]:
+        """Every logged value of ``key``, in step order (the final train summary left out)."""
+        return [float(r[key]) for r in self.records if key in r and "train_runtime" not in r]
+
+
+# ---- running the stages -------------------------------------------------------------------------------
+
+
+def check_folder(paths: LoopPaths, settings: LoopSettings) -> None:
+    """Record the settings of a new run folder; refuse one that was made with other settings."""
+    target = paths.root / SETTINGS_FILE
+    if target.is_file():
+        previous = LoopSettings.model_validate_json(target.read_text(encoding="utf-8"))
+        if previous != settings:
+            changed = sorted(k for k in settings.model_fields if getattr(previous, k) != getattr(settings, k))
+            raise LoopError(f"{paths.root} was made with other settings ({', '.join(changed)} differ): "
+                            "use another --out, or delete the folder to start over")
+    paths.root.mkdir(parents=True, exist_ok=True)
+    target.write_text(settings.model_dump_json(indent=2) + "\n", encoding="utf-8")
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (make being killed, docker stop) tears the stack down as Ctrl-C does."""
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run_loop(settings: LoopSettings, out: Path, *, console: Console | None = None, quiet: bool = False,
+             on_stage: Callable[[str, StageRecord, bool], None] | None = None) -> dict[str, Any]:
+    """Run every stage not yet done in ``out`` and return the summary (also written to summary.json)."""
+    console = console or Console(stderr=True)
+    paths = LoopPaths(out)
+    check_folder(paths, settings)
+    stack = LazyStack(workers=settings.workers, log_dir=paths.logs, max_time_limit=settings.time_limit)
+    loop = Loop(settings, paths, console, stack, quiet)
+    records: dict[str, StageRecord] = {}
+    with _sigterm_as_interrupt():
+        try:
+            for index, stage in enumerate(STAGES, start=1):
+                marker = paths.marker(stage)
+                if marker.is_file():
+                    record = StageRecord.model_validate_json(marker.read_text(encoding="utf-8"))
+                    console.print(f"[bold][{index}/{len(STAGES)}] {stage}[/]: done earlier ({record.seconds:.0f} s), skipped",
+                                  highlight=False)
+                    skipped = True
+                else:
+                    console.rule(f"[bold][{index}/{len(STAGES)}] {stage}")
+                    started = time.monotonic()
+                    figures = getattr(loop, stage)()
+                    record = StageRecord(stage=stage, seconds=round(time.monotonic() - started, 1), figures=figures)
+                    marker.parent.mkdir(parents=True, exist_ok=True)
+                    marker.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
+                    console.print(f"[bold][{index}/{len(STAGES)}] {stage}[/]: done in {record.seconds:.0f} s", highlight=False)
+                    skipped = False
+                records[stage] = record
+                if on_stage is not None:
+                    on_stage(stage, record, skipped)
+        finally:
+            stack.close()
+    summary = build_summary(paths, settings, records)
+    (paths.root / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    (paths.root / SUMMARY_MARKDOWN).write_text(summary_markdown(summary), encoding="utf-8")
+    return summary
+
+
+def build_summary(paths: LoopPaths, settings: LoopSettings, records: dict[str, StageRecord]) -> dict[str, Any]:
+    """The figures of every stage and the path of every artefact, as one JSON-able record."""
+    f = {name: r.figures for name, r in records.items()}
+    artefacts: dict[str, str] = {
+        "settings": str(paths.root / SETTINGS_FILE),
+        "dataset": str(paths.synth),
+        "dataset_card": str(paths.synth / "README.md"),
+        "tiny_model": str(paths.model),
+        "sft_adapter": f["sft"]["adapter"],
+        "grpo_adapter": f["grpo"]["adapter"],
+        "grpo_reward_summary": str(paths.grpo / "reward_summary.json"),
+        "sft_checkpoint": str(paths.checkpoint("sft")),
+        "grpo_checkpoint": str(paths.checkpoint("grpo")),
+        "benchmark": str(paths.bench / "b1.jsonl"),
+        "verifier_logs": str(paths.logs),
+        "summary": str(paths.root / SUMMARY_FILE),
+        "summary_markdown": str(paths.root / SUMMARY_MARKDOWN),
+    }
+    for name, figures in f["eval"].items():
+        for kind, path in figures["reports"].items():
+            artefacts[f"eval_{name}_{kind}"] = path
+        artefacts[f"eval_{name}_results"] = str(paths.eval_run(name) / "results.jsonl")
+    return {
+        "out": str(paths.root),
+        "settings": settings.model_dump(mode="json"),
+        "seconds": {name: r.seconds for name, r in records.items()},
+        "dataset": f["synth"],
+        "model": f["model"],
+        "sft": {k: v for k, v in f["sft"].items() if k != "adapter"},
+        "grpo": {k: v for k, v in f["grpo"].items() if k != "adapter"},
+        "benchmark": f["bench"],
+        "eval": {name: {k: v for k, v in figures.items() if k != "reports"} for name, figures in f["eval"].items()},
+        "artefacts": artefacts,
+    }
+
+
+def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(stage, figure, value) rows of the final table."""
+    d, sft, grpo, bench = summary["dataset"], summary["sft"], summary["grpo"], summary["benchmark"]
+    outcomes = ", ".join(f"{k} {v}" for k, v in d["outcomes"].items())
+    rows = [
+        ("synth", "samples / decisions", f"{d['samples']} / {d['decisions']} ({outcomes})"),
+        ("synth", "records sft / grpo / reserved",
+         f"{d['records'].get('sft', 0)} / {d['records'].get('grpo', 0)} / {d['records'].get('reserved', 0)}"),
+        ("sft", f"loss first -> last ({sft['steps']} steps)", f"{_fmt(sft['loss_first'])} -> {_fmt(sft['loss_last'])}"),
+        ("grpo", f"mean reward first -> last ({grpo['steps']} steps, G={grpo['num_generations']})",
+         f"{_fmt(grpo['reward_first'])} -> {_fmt(grpo['reward_last'])}"),
+        ("grpo", "completions / None rewards / no code", f"{grpo['completions']} / {grpo['none']} / {grpo['no_code']}"),
+        ("bench", "B1 items (seeds)", f"{bench['items']} ({', '.join(map(str, bench['seeds']))})"),
+    ]
+    for name, e in summary["eval"].items():
+        rows.append((f"eval {name}", "Pass@1 (DIFF) / build / DIFF+INJ / INJ",
+                     f"{_rate(e['pass_at_1'])} / {_rate(e['build'])} / {_rate(e['dual_pass'])} / {_rate(e['inj'])}"
+                     f"  ({e['scored']} scored, {e['unscored']} unscored)"))
+    total = sum(summary["seconds"].values())
+    rows.append(("all", "stage seconds", ", ".join(f"{k} {v:.0f}" for k, v in summary["seconds"].items()) + f" (total {total:.0f})"))
+    return rows
+
+
+def summary_markdown(summary: dict[str, Any]) -> str:
+    lines = [f"# Loop run {summary['out']}", "", "| stage | figure | value |", "|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in summary_rows(summary)]
+    lines += ["", "## Artefacts", "", "| artefact | path |", "|---|---|"]
+    lines += [f"| {k} | `{v}` |" for k, v in summary["artefacts"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def print_summary(summary: dict[str, Any], console: Console) -> None:
+    table = Table(title=f"loop run {summary['out']}")
+    for column in ("stage", "figure", "value"):
+        table.add_column(column)
+    for row in summary_rows(summary):
+        table.add_row(*row)
+    console.print(table)
+    paths = Table(title="artefacts")
+    paths.add_column("artefact")
+    paths.add_column("path", overflow="fold")
+    for key, value in summary["artefacts"].items():
+        paths.add_row(key, value)
+    console.print(paths)
+
+
+# ---- CLI --------------------------------------------------------------------------------------------------
+
+DEFAULTS = LoopSettings()
+"""The embedded default run; the CLI's defaults are its values."""
+
+app = typer.Typer(
+    name="loop",
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+@app.callback(invoke_without_command=True)
+def loop_command(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Run folder; every artefact goes under it. Re-running it resumes "
+                                                          "(finished stages are skipped).")] = Path("run-out"),
+    variants: Annotated[list[str] | None, typer.Option(help="Training variants to synthesise and benchmark "
+                                                            f"(default {' '.join(DEFAULTS.variants)}).")] = None,
+    profiles: Annotated[list[int] | None, typer.Option(help=f"Sampling profiles of the synthesis grid (default {' '.join(map(str, DEFAULTS.profiles))}).")] = None,
+    seeds: Annotated[list[int] | None, typer.Option(help=f"Seeds of the synthesis grid, 0..999 (default {' '.join(map(str, DEFAULTS.seeds))}).")] = None,
+    customers: Annotated[int, typer.Option(min=2, help="Customers per synthesised instance.")] = DEFAULTS.customers,
+    paths: Annotated[str, typer.Option(help="Statement paths, comma-separated: scenario, condensed, strict, index.")] = ",".join(DEFAULTS.paths),
+    mutants: Annotated[bool, typer.Option(help="Also send constraint-dropping mutants through synthesis (reserved set).")] = DEFAULTS.mutants,
+    sft_steps: Annotated[int, typer.Option(min=1, help="SFT optimizer steps (batch 4).")] = DEFAULTS.sft_steps,
+    grpo_steps: Annotated[int, typer.Option(min=1, help="GRPO steps (one prompt, G completions each).")] = DEFAULTS.grpo_steps,
+    num_generations: Annotated[int, typer.Option(min=2, help="G: completions per GRPO prompt.")] = DEFAULTS.num_generations,
+    max_new_tokens: Annotated[int, typer.Option(min=8, help="Token limit of a GRPO completion and of an eval answer.")] = DEFAULTS.max_new_tokens,
+    bench_size: Annotated[int, typer.Option(min=1, help="B1 items (seeds from --bench-seed-start up, disjoint from synthesis).")] = DEFAULTS.bench_size,
+    bench_seed_start: Annotated[int, typer.Option(min=1000, help="First seed of the benchmark's grid points.")] = DEFAULTS.bench_seed_start,
+    evaluate: Annotated[str, typer.Option(help="Checkpoints to evaluate, comma-separated: base, sft, grpo.")] = ",".join(DEFAULTS.evaluate),
+    vocab_size: Annotated[int, typer.Option(min=300, help="Tiny tokenizer's vocabulary (large enough that each script is a token or two).")] = DEFAULTS.vocab_size,
+    workers: Annotated[int, typer.Option(min=1, help="Sandboxed verifier workers of the private stack.")] = DEFAULTS.workers,
+    time_limit: Annotated[float, typer.Option(min=1.0, help="Gurobi time limit per solve, seconds.")] = DEFAULTS.time_limit,
+    as_json: Annotated[bool, typer.Option("--json", help="Print only the summary as JSON on stdout.")] = False,
+) -> None:
+    """Run the loop end to end and print a summary table.
+
+    Stages: (1) offline synthesis of a small grid through a private verifier stack; (2) a tiny local
+    model and tokenizer (no model hub); (3) LoRA SFT on the synthesised SFT records; (4) GRPO with the
+    verifier's reward over HTTP; (5) plain SFT and GRPO checkpoints; (6) a small B1 benchmark from
+    seeds the synthesis never uses; (7) evaluation of base / SFT / GRPO through the same stack, with
+    JSON, markdown and HTML reports. The stack (Redis, API, workers) is started only when a stage
+    needs it and stopped at the end. The summary (dataset counts, SFT loss, GRPO rewards and None
+    count, Pass@1 / build / DIFF+INJ / INJ rates, every artefact's path) is also written to
+    OUT/summary.json and OUT/summary.md. Exit status: 0 done, 1 a stage failed, 2 bad options.
+    """
+    console = Console(stderr=True, soft_wrap=True)
+    try:
+        settings = LoopSettings(
+            variants=tuple(variants) if variants else DEFAULTS.variants,
+            profiles=tuple(profiles) if profiles else DEFAULTS.profiles, seeds=tuple(seeds) if seeds else DEFAULTS.seeds,
+            customers=customers,
+            paths=tuple(p.strip() for p in paths.split(",") if p.strip()), mutants=mutants, sft_steps=sft_steps,
+            grpo_steps=grpo_steps, num_generations=num_generations, max_new_tokens=max_new_tokens, bench_size=bench_size,
+            bench_seed_start=bench_seed_start, evaluate=tuple(e.strip() for e in evaluate.split(",") if e.strip()),
+            vocab_size=vocab_size, workers=workers, time_limit=time_limit,
+        )
+        _check_paths(settings.paths)
+    except ValueError as exc:
+        console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    try:
+        with json_only(as_json):
+            summary = run_loop(settings, out, console=console, quiet=as_json)
+    except LoopError as exc:
+        console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted; the stack is down. Run the same command again to resume.[/]")
+        raise typer.Exit(130) from None
+    if as_json:
+        print(json.dumps(summary))
+    else:
+        print_summary(summary, Console(soft_wrap=True))
+
+
+def _check_paths(chosen: tuple[str, ...]) -> None:
+    from vrpcoder_synth.config import SynthConfig
+
+    SynthConfig(paths=chosen)  # type: ignore[arg-type]
+
+
+def main() -> None:
+    """``python -m vrpcoder_eval.loop``: the command alone."""
+    app()
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    main()
