@@ -22,21 +22,19 @@ its offline regeneration templates); only those of the held-out variants live in
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
 import pytest
-
-from vrpcoder.distances import DistanceKind
 from vrpcoder.families import Family
 from vrpcoder.instances import Instance
 from vrpcoder.samples import Sample, build_samples
 from vrpcoder.sampling import sample_instance
-from vrpcoder.variants import CapacityKind, Module, get_variant
+from vrpcoder.variants import get_variant
 from vrpcoder.verification import Verdict, VerifyConfig, verify
+from vrpcoder_synth.formulations import render_source
 
 CANDIDATES = Path(__file__).resolve().parents[1] / "data" / "candidates" / "independent"
 """The held-out variants' scripts (the training variants' ones are the synthesis package's templates)."""
@@ -61,78 +59,12 @@ def candidate_files() -> frozenset[str]:
 PROFILE, SEED, CUSTOMERS = 1, 0, 6
 CONFIG = VerifyConfig(time_limit=60.0)
 
-_DATA = re.compile(r"^# @data-begin\n.*?^# @data-end\n", re.S | re.M)
-_BLOCK = re.compile(r"^[ \t]*# @omit ([\w,]+)\n(.*?)^[ \t]*# @end \1\n", re.S | re.M)
-
-
-# ---- the statement's data, as an independent modeller would type it in ---------------------------
-
-
-def _lit(value: object) -> str:
-    return repr(value)
-
-
-def render_data(instance: Instance) -> str:
-    """The instance as plain literals in internal numbering (depots 0..D-1, then customers)."""
-    if instance.distance.kind is not DistanceKind.EUCLIDEAN:
-        raise ValueError("these scripts compute plain Euclidean distances themselves")
-    spec = instance.spec
-    nodes = range(instance.num_nodes)
-    customers = list(instance.customer_nodes)
-    vehicles = instance.vehicles
-    lines = [
-        "# @data-begin",
-        "# Nodes 0..N-1: depots first, then customers; travel time = Euclidean distance.",
-        f"N = {instance.num_nodes}",
-        f"DEPOTS = {_lit(list(range(instance.num_depots)))}",
-        f"CUSTOMERS = {_lit(customers)}",
-        f"COORDS = {_lit([(float(a), float(b)) for a, b in instance.coords])}",
-        f"K = {len(vehicles)}",
-        f"VEHICLE_DEPOT = {_lit([v.depot for v in vehicles])}",
-        f"FIXED_COST = {_lit([float(v.fixed_cost) for v in vehicles])}",
-        f"UNIT_COST = {_lit([float(v.cost_per_distance) for v in vehicles])}",
-    ]
-    if spec.capacity is not CapacityKind.NONE:
-        lines.append(f"CAPACITY = {_lit([float(v.capacity or 0.0) for v in vehicles])}")
-        if spec.capacity is CapacityKind.HOMOGENEOUS:
-            lines.append(f"Q = {_lit(float(vehicles[0].capacity or 0.0))}")
-    if not spec.is_tsp and not spec.has(Module.PD):
-        lines.append(f"DEMAND = {_lit({c: float(instance.customer(c).demand) for c in customers})}")
-    if spec.has(Module.MC):
-        comp = {c: tuple(map(float, instance.customer(c).compartment_demand or ())) for c in customers}
-        rooms = [tuple(map(float, v.compartment_capacity or ())) for v in vehicles]
-        lines.append(f"COMP_DEMAND = {_lit(comp)}")
-        lines.append(f"COMP_CAP = {_lit(rooms)}")
-    if spec.has(Module.BH):
-        lines.append(f"LINEHAUL = {_lit([c for c in customers if not instance.customer(c).backhaul])}")
-        lines.append(f"BACKHAUL = {_lit([c for c in customers if instance.customer(c).backhaul])}")
-    if spec.has(Module.PD):
-        lines.append(f"PAIRS = {_lit([(p.pickup, p.delivery, float(p.quantity)) for p in instance.pairs])}")
-    if spec.has(Module.HTW) or spec.has(Module.STW):
-        windows = [d.window for d in instance.depots] + [c.window for c in instance.customers]
-        bounds = {i: (float(w.start), float(w.end)) for i, w in zip(nodes, windows, strict=True) if w}
-        lines.append(f"WINDOW = {_lit(bounds)}")
-        service = [0.0] * instance.num_depots + [float(c.service_time) for c in instance.customers]
-        lines.append(f"SERVICE = {_lit(dict(zip(nodes, service, strict=True)))}")
-    if spec.has(Module.STW):
-        penalty = {c: float(instance.customer(c).late_penalty or 0.0) for c in customers}
-        lines.append(f"LATE_PENALTY = {_lit(penalty)}")
-    if spec.has(Module.DIST):
-        lines.append(f"MAX_DIST = {_lit(float(instance.max_route_distance or 0.0))}")
-    lines.append("# @data-end")
-    return "\n".join(lines) + "\n"
 
 
 def render(template: str, instance: Instance, omit: str | None = None) -> str:
-    """The script for ``instance``; with ``omit``, the mutant that lacks that one block."""
-    if not _DATA.search(template):
-        raise ValueError("template has no data block")
-    code = _DATA.sub(lambda _: render_data(instance), template, count=1)
-    if omit is not None and omit not in {n for m in _BLOCK.finditer(code) for n in m.group(1).split(",")}:
-        raise ValueError(f"template has no '# @omit {omit}' block")
-    code = _BLOCK.sub(lambda m: "" if omit in m.group(1).split(",") else m.group(2), code)
-    assert "# @omit" not in code and "# @end" not in code, "unbalanced omit markers"
-    return code
+    """The script for ``instance``; with ``omit``, the mutant that lacks that one block (the template
+    convention's one renderer lives with the shipped formulations)."""
+    return render_source(template, instance, omit=omit)
 
 
 # ---- the cases -----------------------------------------------------------------------------------

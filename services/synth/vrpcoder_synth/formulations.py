@@ -218,18 +218,29 @@ def render_data(instance: Instance, listing: Listing | None = None) -> str:
 
 
 def render(formulation: Formulation, instance: Instance, *, listing: Listing | None = None, omit: str | None = None) -> str:
-    """The script of ``formulation`` for ``instance``; with ``omit``, the mutant lacking that block.
-
-    The markers themselves are removed, so a rendered script reads like ordinary code.
-    """
+    """The script of ``formulation`` for ``instance``; with ``omit``, the mutant lacking that block."""
     if formulation.variant != instance.spec.name:
         raise ValueError(f"{formulation.name} models {formulation.variant}, not {instance.spec.name}")
-    template = formulation.source
-    if omit is not None and omit not in formulation.omissions:
-        raise ValueError(f"{formulation.name} has no '# @omit {omit}' block (it has: {', '.join(formulation.omissions)})")
+    return render_source(formulation.source, instance, listing=listing, omit=omit, name=formulation.name)
+
+
+def render_source(
+    template: str, instance: Instance, *, listing: Listing | None = None, omit: str | None = None, name: str = "template"
+) -> str:
+    """A marked-up script (a data block, ``# @omit`` blocks) filled in for ``instance``.
+
+    The one renderer of the template convention: the shipped formulations go through it, and so do
+    the verifier's held-out independent candidates in the tests. The markers are removed, so a
+    rendered script reads like ordinary code.
+    """
+    if not _DATA.search(template):
+        raise ValueError(f"{name} has no data block")
+    omissions = sorted({n for m in _BLOCK.finditer(template) for n in m.group(1).split(",")})
+    if omit is not None and omit not in omissions:
+        raise ValueError(f"{name} has no '# @omit {omit}' block (it has: {', '.join(omissions)})")
     code = _DATA.sub(lambda _: render_data(instance, listing), template, count=1)
     code = _BLOCK.sub(lambda m: "" if omit in m.group(1).split(",") else m.group(2), code)
     code = re.sub(r"^# @data-(begin|end)\n", "", code, flags=re.M)
     if "# @omit" in code or "# @end" in code:
-        raise ValueError(f"{formulation.name}: unbalanced omit markers")
+        raise ValueError(f"{name}: unbalanced omit markers")
     return code
