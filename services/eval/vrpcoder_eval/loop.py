@@ -196,18 +196,21 @@ class LazyStack:
     def ensure(self, console: Console) -> Any:
         if self._stack is not None:
             return self._stack
-        from vrpcoder_verifier.stack import LocalStack, RedisServer, purge, stack_settings
+        from vrpcoder_verifier.stack import LocalStack, RedisServer, StackError, purge, stack_settings
 
         console.print(f"[bold]verifier[/]: starting a private Redis, the API and {self.workers} sandboxed workers "
                       f"(logs in {self.log_dir})", highlight=False)
         redis = RedisServer()
         self._exits.callback(redis.close)
-        redis.start()
         settings = stack_settings(redis.url, executor="auto", allow_unsandboxed=True,
                                   max_time_limit=max(60.0, self.max_time_limit), default_time_limit=self.max_time_limit)
-        self._exits.callback(purge, settings)
         stack = LocalStack(settings, workers=self.workers, log_dir=self.log_dir)
-        self._exits.enter_context(stack)
+        try:
+            redis.start()
+            self._exits.callback(purge, settings)
+            self._exits.enter_context(stack)
+        except StackError as exc:
+            raise LoopError(f"the verifier stack did not come up: {exc} (logs in {self.log_dir})") from exc
         self._stack, self._settings = stack, settings
         console.print(f"[bold]verifier[/]: API at {stack.base_url}", highlight=False)
         return stack
@@ -408,7 +411,12 @@ class Loop:
         from vrpcoder_client.client import AsyncVerifierClient
 
         from vrpcoder_eval.benchmark import BenchmarkName
-        from vrpcoder_eval.generation import CachedGenerator, CompletionCache, DecodingConfig, LocalCheckpointGenerator
+        from vrpcoder_eval.generation import (
+            CachedGenerator,
+            CompletionCache,
+            DecodingConfig,
+            LocalCheckpointGenerator,
+        )
         from vrpcoder_eval.prompts import shared_prompt
         from vrpcoder_eval.runner import RunConfig, Runner, RunProgress
 
@@ -469,11 +477,21 @@ def check_folder(paths: LoopPaths, settings: LoopSettings) -> None:
     if target.is_file():
         previous = LoopSettings.model_validate_json(target.read_text(encoding="utf-8"))
         if previous != settings:
-            changed = sorted(k for k in settings.model_fields if getattr(previous, k) != getattr(settings, k))
+            changed = sorted(k for k in LoopSettings.model_fields if getattr(previous, k) != getattr(settings, k))
             raise LoopError(f"{paths.root} was made with other settings ({', '.join(changed)} differ): "
                             "use another --out, or delete the folder to start over")
     paths.root.mkdir(parents=True, exist_ok=True)
     target.write_text(settings.model_dump_json(indent=2) + "\n", encoding="utf-8")
+
+
+def run_stage(loop: Loop, stage: str) -> dict[str, Any]:
+    """One stage's work; a missing service package is a LoopError that says what to install, not a traceback."""
+    try:
+        figures: dict[str, Any] = getattr(loop, stage)()
+    except ImportError as exc:
+        raise LoopError(f"stage {stage} needs {exc.name or exc}: install the services it runs "
+                        "(make install, or pip install -e ./services/verifier ./services/trainer)") from exc
+    return figures
 
 
 @contextmanager
@@ -515,7 +533,7 @@ def run_loop(settings: LoopSettings, out: Path, *, console: Console | None = Non
                 else:
                     console.rule(f"[bold][{index}/{len(STAGES)}] {stage}")
                     started = time.monotonic()
-                    figures = getattr(loop, stage)()
+                    figures = run_stage(loop, stage)
                     record = StageRecord(stage=stage, seconds=round(time.monotonic() - started, 1), figures=figures)
                     marker.parent.mkdir(parents=True, exist_ok=True)
                     marker.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
@@ -584,8 +602,8 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
     ]
     for name, e in summary["eval"].items():
         rows.append((f"eval {name}", "Pass@1 (DIFF) / build / DIFF+INJ / INJ",
-                     f"{_rate(e['pass_at_1'])} / {_rate(e['build'])} / {_rate(e['dual_pass'])} / {_rate(e['inj'])}"
-                     f"  ({e['scored']} scored, {e['unscored']} unscored)"))
+                     (f"{_rate(e['pass_at_1'])} / {_rate(e['build'])} / {_rate(e['dual_pass'])} / {_rate(e['inj'])}"
+                      f"  ({e['scored']} scored, {e['unscored']} unscored)")))
     total = sum(summary["seconds"].values())
     rows.append(("all", "stage seconds", ", ".join(f"{k} {v:.0f}" for k, v in summary["seconds"].items()) + f" (total {total:.0f})"))
     return rows
