@@ -50,6 +50,7 @@ def test_group_rewards_come_from_real_verdicts_with_components_logged(client: Ve
     assert metrics["verifier/diff"] == pytest.approx(4 / 6)
     assert metrics["verifier/dual_pass"] == pytest.approx(2 / 6)
     assert metrics["verifier/no_code_this_step"] == 2.0 and metrics["verifier/none_this_step"] == 0.0
+    assert reward.totals.no_code == 2 and metrics["verifier/no_code_total"] == 2.0
     assert metrics["verifier/family/feasible/pass_rate"] == pytest.approx(0.5), "the arc ban refuses the feasible probe"
     assert any(k.startswith("verifier/family/subtour") for k in metrics)
     assert reward.drain()["verifier/build"] != reward.drain()["verifier/build"], "drained: nothing left (NaN)"

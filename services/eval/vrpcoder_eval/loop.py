@@ -344,7 +344,7 @@ class Loop:
         totals = vars(trainer.verifier_reward.totals)
         return {"steps": s.grpo_steps, "num_generations": s.num_generations, "reward_first": first, "reward_last": last,
                 "rewards": rewards, "completions": totals["completions"], "none": totals["none"],
-                "no_code": int(sum(logs.series("verifier/no_code_this_step"))), "dual_pass": logs.series("verifier/dual_pass_rate"),
+                "no_code": totals["no_code"], "dual_pass": logs.series("verifier/dual_pass_rate"),
                 "adapter": str(adapter)}
 
     # 5. plain checkpoints of the trained policies (GRPO's adapter sits on the SFT-merged weights)

@@ -112,6 +112,7 @@ class GroupedVerifierReward:
                 self.totals.groups += 1
                 self.totals.completions += len(group)
                 self.totals.none += sum(r is None for r in group)
+                self.totals.no_code += no_code
                 self.totals.all_none_groups += all(r is None for r in group)
             rewards.extend(group)
         return rewards
@@ -131,6 +132,7 @@ class GroupedVerifierReward:
             "verifier/none_total": float(totals.none),
             "verifier/all_none_groups_total": float(totals.all_none_groups),
             "verifier/no_code_this_step": float(log.no_code),
+            "verifier/no_code_total": float(totals.no_code),
         }
         for family, passed in sorted(log.family_passed.items()):
             metrics[f"verifier/family/{family}/pass_rate"] = _mean(passed)
