@@ -65,7 +65,8 @@ def test_outputs_follow_the_dataset_contract(finished) -> None:
     assert card.startswith("---\nconfigs:\n- config_name: sft\n")
     assert "| CVRP | scenario |" in card and "## Discard reasons" in card
     for name, rows in (("sft", sft), ("grpo", grpo)):
-        loaded = datasets.load_dataset(str(out), name)["train"]
+        # datasets caches a folder by its name (every run writes synth0): read it afresh
+        loaded = datasets.load_dataset(str(out), name, download_mode="force_redownload")["train"]
         assert loaded.num_rows == len(rows) and loaded[0]["id"] == rows[0]["id"]
 
 
