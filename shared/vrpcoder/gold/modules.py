@@ -469,7 +469,7 @@ def script_modules(f: ScriptFeatures) -> tuple[CodeModule, ...]:
 # modules read only the aggregated ``arc[i, j]`` and are shared with the vehicle-indexed model.
 
 
-TWO_INDEX_ROUTING = 'x = m.addVars(arcs, vtype=GRB.BINARY, name="x")'
+TWO_INDEX_ROUTING = 'x = m.addVars(N, N, vtype=GRB.BINARY, name="x")'
 """The statement that declares the two-index routing variable: script text tells the two models
 apart by it (``vrpcoder.gold.render.is_two_index``), e.g. for the mutation harness's rewrites."""
 
@@ -478,7 +478,8 @@ def two_index_variables_module(f: ScriptFeatures) -> CodeModule:
     code = """
         # Routing variable: x[i, j] = 1 when a vehicle drives directly from node i to node j. The
         # vehicles of a depot are identical, so which of them drives a route is left open and the
-        # fleet enters as one bound per depot.
+        # fleet enters as one bound per depot. The arcs a route may use (no self loop, no depot to
+        # depot leg; the route structure rule bans the others):
         arcs = [(i, j) for i in range(N) for j in range(N) if i != j and not (i in DEPOTS and j in DEPOTS)]
         """ + TWO_INDEX_ROUTING + """
         arc = x
@@ -507,6 +508,10 @@ def two_index_variables_module(f: ScriptFeatures) -> CodeModule:
 
 def two_index_route_structure_module(f: ScriptFeatures) -> CodeModule:
     code = """
+        # Arcs no route may use: self loops and depot to depot.
+        banned = [(i, j) for i in range(N) for j in range(N) if i == j or (i in DEPOTS and j in DEPOTS)]
+        for i, j in banned:
+            x[i, j].UB = 0.0
         # Every node is left as often as it is entered, and no depot sends out more routes than it
         # has vehicles (one route per vehicle).
         for i in range(N):

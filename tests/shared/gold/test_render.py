@@ -26,7 +26,7 @@ def test_script_follows_the_protocol(variant: str, tiny_instance: Callable[..., 
     assert "build_model" in _top_level_functions(script)
     assert "import gurobipy as gp" in script and "from gurobipy import GRB" in script
     if two_index_allowed(tiny_instance(variant)):
-        assert 'x = m.addVars(arcs, vtype=GRB.BINARY, name="x")' in script and is_two_index(script)
+        assert 'x = m.addVars(N, N, vtype=GRB.BINARY, name="x")' in script and is_two_index(script)
     else:
         assert 'x = m.addVars(N, N, K, vtype=GRB.BINARY, name="x")' in script and not is_two_index(script)
     assert 'if __name__ == "__main__":' in script
