@@ -198,7 +198,7 @@ RELAXATIONS: tuple[MutationRule, ...] = (
                 _two_index(
                     _replace_module(
                         "capacity",
-                        'delivered = m.addVars(CUSTOMERS, name="delivered")',
+                        "delivered[j].LB, delivered[j].UB = DEMAND[j], CAPACITY[0]",
                         [
                             "# All goods delivered fit the capacity of the whole fleet.",
                             'm.addConstr(gp.quicksum(DEMAND[i] * x.sum("*", i) for i in CUSTOMERS) <= sum(CAPACITY), name="capacity")',
@@ -393,6 +393,7 @@ SPURIOUS: tuple[MutationRule, ...] = (
                 _rewrite_in_module("capacity", ("<= CAPACITY[k]", "<= 0.9 * CAPACITY[k]")),
                 # two-index: the bound on the load carried along each route (linehaul and backhaul part)
                 _two_index(_rewrite_in_module("capacity", ("DEMAND[j], CAPACITY[0]", "DEMAND[j], 0.9 * CAPACITY[0]"))),
+                _two_index(_rewrite_in_module("capacity", ("gain, CAPACITY[0]", "gain, 0.9 * CAPACITY[0]"))),
             )
         ),
     ),

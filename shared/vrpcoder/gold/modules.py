@@ -564,19 +564,20 @@ def two_index_capacity_module(f: ScriptFeatures) -> CodeModule:
 
 def two_index_capacity_backhaul_module(f: ScriptFeatures) -> CodeModule:
     code = """
-        # Goods delivered to the linehaul customers of a route, counted along its linehaul part, and
-        # goods collected from its backhaul customers, counted along its backhaul part: each total
-        # fits the vehicle (they are never on board together; every vehicle has the same capacity).
-        delivered = m.addVars(LINEHAUL, name="delivered")
-        collected = m.addVars(BACKHAUL, name="collected")
+        # Goods delivered to the linehaul customers of a route and goods collected from its backhaul
+        # customers, each counted along the whole route up to and including each customer (a customer
+        # of the other kind adds nothing): each total fits the vehicle (they are never on board
+        # together; every vehicle has the same capacity). Counted along the whole route, not just its
+        # linehaul or backhaul part, the rule does not lean on the backhaul order rule.
+        delivered = m.addVars(CUSTOMERS, name="delivered")
+        collected = m.addVars(CUSTOMERS, name="collected")
         for part, amount, name in ((LINEHAUL, delivered, "capacity_linehaul"), (BACKHAUL, collected, "capacity_backhaul")):
-            for j in part:
-                amount[j].LB, amount[j].UB = DEMAND[j], CAPACITY[0]
-                for i in part:
+            for j in CUSTOMERS:
+                gain = DEMAND[j] if j in part else 0.0
+                amount[j].LB, amount[j].UB = gain, CAPACITY[0]
+                for i in CUSTOMERS:
                     if i != j:
-                        m.addConstr(
-                            amount[j] >= amount[i] + DEMAND[j] - CAPACITY[0] * (1 - x[i, j]), name=f"{name}[{i},{j}]"
-                        )
+                        m.addConstr(amount[j] >= amount[i] + gain - CAPACITY[0] * (1 - x[i, j]), name=f"{name}[{i},{j}]")
     """
     return make_module(Family.CAPACITY, code)
 
