@@ -108,11 +108,12 @@ def model_size(script: str) -> tuple[int, int]:
         env.dispose()
 
 
+@lru_cache(maxsize=512)
 def licence_needs_two_index(instance: Instance) -> bool:
     """Whether the vehicle-indexed model would pass the pip licence's 2,000 variables or
     constraints while the two-index model states the instance exactly. Models that need the vehicle
     index (the gold-derived attackers write a rule of one vehicle on ``x[i, j, k]``) take the
-    two-index one only then."""
+    two-index one only then (cached: sizing builds the vehicle-indexed model)."""
     if not two_index_allowed(instance):
         return False
     if instance.num_nodes**2 * len(instance.vehicles) <= SMALL_ENOUGH:
