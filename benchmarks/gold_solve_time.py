@@ -24,11 +24,10 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.progress import track
 from rich.table import Table
-
 from vrpcoder.checker import check
 from vrpcoder.gold import GoldStatus, solve_gold
-from vrpcoder.instances import Instance
 from vrpcoder.gold.render import licence_needs_two_index
+from vrpcoder.instances import Instance
 from vrpcoder.sampling import sample_instance
 from vrpcoder.variants import VARIANTS
 

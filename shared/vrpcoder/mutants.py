@@ -30,13 +30,13 @@ from vrpcoder.candidate import build_candidate
 from vrpcoder.errors import VerificationFailure
 from vrpcoder.families import Family
 from vrpcoder.gold import JOINT_MODULES, extract_solution, is_two_index, module_names, remove_module
-from vrpcoder.gold.render import choose_features
 from vrpcoder.gold.markers import close_marker, open_marker
+from vrpcoder.gold.render import choose_features
 from vrpcoder.instances import Instance
 from vrpcoder.samples import Sample
 from vrpcoder.solutions import Solution
-from vrpcoder.verification import Verdict, VerifyConfig, verify
 from vrpcoder.variants import ATTACKERS, Module, get_variant
+from vrpcoder.verification import Verdict, VerifyConfig, verify
 
 
 class MutantKind(StrEnum):

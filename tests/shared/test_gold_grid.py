@@ -5,7 +5,6 @@ Also the independent heuristic (PyVRP) never beats a gold optimum."""
 from __future__ import annotations
 
 import pytest
-
 from vrpcoder.audit import audit_gold
 from vrpcoder.checker import check
 from vrpcoder.crosscheck import solve_pyvrp

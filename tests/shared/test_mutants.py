@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
+from vrpcoder.candidate import build_candidate
 from vrpcoder.families import Family
+from vrpcoder.gold import is_two_index, remove_family, render_gold
 from vrpcoder.instances import Customer, Depot, Instance, Vehicle
 from vrpcoder.mutants import (
     MutantKind,
@@ -15,10 +16,8 @@ from vrpcoder.mutants import (
     mutation_rules,
     run_mutants,
 )
-from vrpcoder.candidate import build_candidate
-from vrpcoder.gold import is_two_index, remove_family, render_gold
-from vrpcoder.sampling import sample_instance
 from vrpcoder.samples import build_grid_point, build_samples
+from vrpcoder.sampling import sample_instance
 from vrpcoder.variants import Module, get_variant
 from vrpcoder.verification import verify
 

@@ -6,9 +6,10 @@ import math
 from typing import Any
 
 import pytest
-from tests.shared.bruteforce import brute_force_optimum
 from vrpcoder.gold import GoldStatus, remove_family, render_gold, solve_gold, solve_script
 from vrpcoder.instances import Customer, Depot, Instance, PickupDelivery, TimeWindow, Vehicle
+
+from tests.shared.bruteforce import brute_force_optimum
 
 ORIGIN = Depot(x=0, y=0)
 OPEN_DAY = TimeWindow(start=0, end=500)
