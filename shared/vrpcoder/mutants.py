@@ -600,8 +600,10 @@ def equivalence_reason(rule: MutationRule, instances: Iterable[Instance]) -> str
     if rule.kind is MutantKind.OMIT and is_equivalent_omission(instances[0].variant, rule.family):
         return "time propagation already rules out every depot-free cycle"
     implied = IMPLIED_ON_INSTANCE[rule.name]
-    paragraph = (implied.__doc__ or implied.__name__).strip().split("\n\n")[0]
-    return " ".join(paragraph.split())
+    paragraph = " ".join((implied.__doc__ or implied.__name__).strip().split("\n\n")[0].split())
+    # The predicates' docstrings ask a question ("Whether every plan ..."); the verdict states it.
+    statement = paragraph.removeprefix("Whether ").replace("``", "")
+    return f"on these instances, {statement}"
 
 
 class MutantReport(BaseModel):

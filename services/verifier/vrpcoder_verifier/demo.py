@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 from vrpcoder.errors import ErrorKind
-from vrpcoder.mutants import MutantKind, failures, is_equivalent, mutation_rules
+from vrpcoder.mutants import MutantKind, equivalence_reason, failures, mutation_rules
 from vrpcoder.samples import Sample, build_grid_point
 from vrpcoder.sampling import applicable_profiles
 from vrpcoder.variants import VARIANTS
@@ -53,8 +53,13 @@ class DemoRow(BaseModel):
     base_reward: float | None
     caught_by: tuple[str, ...]
     errors: tuple[str, ...]
-    equivalent: bool = False
+    equivalence: str | None = None
+    """Why no verifier can tell the mutant from the gold script on its instances, when it cannot."""
     seconds: float
+
+    @property
+    def equivalent(self) -> bool:
+        return self.equivalence is not None
 
     @property
     def infrastructure(self) -> bool:
@@ -72,7 +77,8 @@ class DemoRow(BaseModel):
 class _Candidate:
     name: str
     kind: str
-    equivalent: bool
+    equivalence: str | None
+    """Why the mutant is equivalent on the sample's instances (None: a verifier can catch it)."""
     codes: tuple[str | None, ...]
     """One script per sample: every sample (base and attacked copies) has its own gold script."""
 
@@ -87,17 +93,17 @@ def _candidates(variant: str, samples: list[Sample], count: int) -> list[_Candid
     by_kind = {kind: [r for r in reversed(rules) if r.kind is kind] for kind in MutantKind}
     order = [r for group in zip(*by_kind.values(), strict=False) for r in group]
     order += [r for r in rules if r not in order]
-    chosen = [_Candidate("gold", "gold", False, tuple(s.gold_code for s in samples))]
+    chosen = [_Candidate("gold", "gold", None, tuple(s.gold_code for s in samples))]
     for rule in order:
         if len(chosen) > count:
             break
         codes = tuple(rule.apply(s.gold_code, s) for s in samples)
         if codes[0] is not None:
-            chosen.append(_Candidate(rule.name, rule.kind.value, is_equivalent(rule, (s.instance for s in samples)), codes))
+            chosen.append(_Candidate(rule.name, rule.kind.value, equivalence_reason(rule, (s.instance for s in samples)), codes))
     return chosen
 
 
-def _row(variant: str, name: str, kind: str, equivalent: bool, results: list[VerifyResult], seconds: float) -> DemoRow:
+def _row(variant: str, name: str, kind: str, equivalence: str | None, results: list[VerifyResult], seconds: float) -> DemoRow:
     caught: list[str] = []
     errors: list[str] = []
     for result in results:
@@ -118,7 +124,7 @@ def _row(variant: str, name: str, kind: str, equivalent: bool, results: list[Ver
         base_reward=None if base is None else base.reward,
         caught_by=tuple(dict.fromkeys(caught)),
         errors=tuple(dict.fromkeys(errors)),
-        equivalent=equivalent,
+        equivalence=equivalence,
         seconds=seconds,
     )
 
@@ -203,7 +209,7 @@ def _verify_variant(
     results = client.verify_batch([code for _, code, _ in pairs], [s for _, _, s in pairs], options=options)
     seconds = (time.perf_counter() - started) / len(candidates)
     return [
-        _row(variant, c.name, c.kind, c.equivalent, [r for (owner, _, _), r in zip(pairs, results, strict=True) if owner is c], seconds)
+        _row(variant, c.name, c.kind, c.equivalence, [r for (owner, _, _), r in zip(pairs, results, strict=True) if owner is c], seconds)
         for c in candidates
     ]
 
@@ -232,6 +238,11 @@ def print_rows(rows: list[DemoRow]) -> None:
             ", ".join(row.errors) or "-",
         )
     out.print(table)
+    survivors = [r for r in rows if r.kind != "gold" and not r.caught_by and r.equivalence]
+    if survivors:
+        out.print("Why each surviving mutant is equivalent to the gold script on its instances:")
+        for row in survivors:
+            out.print(f"  {row.variant} {row.candidate}: {row.equivalence}", highlight=False)
     gold = [r for r in rows if r.kind == "gold"]
     mutant_rows = [r for r in rows if r.kind != "gold"]
     distinguishable = [r for r in mutant_rows if not r.equivalent]
