@@ -37,7 +37,11 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     name="vrpcoder",
-    help="VRPCoder: sample VRP instances, render and solve gold gurobipy scripts, and check solutions independently.",
+    help=(
+        "VRPCoder: tells whether LLM-written gurobipy code for vehicle-routing problems is really right "
+        "(DIFF + constraint injection + the optimum check), and runs the loop around it: synthesis, "
+        "SFT and GRPO with the verifier as reward, evaluation. `vrpcoder loop` runs it end to end."
+    ),
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
