@@ -39,6 +39,7 @@ from vrpcoder_client.verdicts import Family, OptimumCheck, PlanRoute, PlanViolat
 
 from vrpcoder.checker import check
 from vrpcoder.instances import Instance
+from vrpcoder.relabelling import distinct_assignment
 from vrpcoder.solutions import Cycle, Route, Solution
 from vrpcoder.variants import Module
 
@@ -179,7 +180,7 @@ def _assign_vehicles(instance: Instance, routes: Sequence[Tour]) -> list[int]:
     count = len(instance.vehicles)
     if not _identical_per_depot(instance):
         options = [[k for k in range(count) if _fits(instance, route, k)] for route in routes]
-        matched = _matching(options, count)
+        matched = distinct_assignment(options, count)
         if matched is not None:
             return matched
     taken: set[int] = set()
@@ -203,30 +204,6 @@ def _fits(instance: Instance, tour: Tour, vehicle: int) -> bool:
         return False
     alone = Solution(routes=(Route(vehicle=vehicle, depot=tour.start, visits=tour.visits),))
     return set(check(instance, alone).families) <= {Family.COVERAGE}
-
-
-def _matching(options: Sequence[Sequence[int]], vehicles: int) -> list[int] | None:
-    """A distinct vehicle for every route from its options (augmenting paths), or None."""
-    driver: list[int | None] = [None] * vehicles
-
-    def place(route: int, seen: set[int]) -> bool:
-        for vehicle in options[route]:
-            if vehicle in seen:
-                continue
-            seen.add(vehicle)
-            holder = driver[vehicle]
-            if holder is None or place(holder, seen):
-                driver[vehicle] = route
-                return True
-        return False
-
-    if not all(place(route, set()) for route in range(len(options))):
-        return None
-    assigned = [0] * len(options)
-    for vehicle, route in enumerate(driver):
-        if route is not None:
-            assigned[route] = vehicle
-    return assigned
 
 
 def describe_route(route: PlanRoute, instance: Instance) -> str:

@@ -46,8 +46,9 @@ def _fits(instance: Instance, route: Route, vehicle: int) -> bool:
     return set(check(instance, alone).families) <= {Family.COVERAGE}
 
 
-def _matching(options: Sequence[Sequence[int]], vehicles: int) -> list[int] | None:
-    """A distinct vehicle for every route from its options (augmenting paths), or None."""
+def distinct_assignment(options: Sequence[Sequence[int]], vehicles: int) -> list[int] | None:
+    """A distinct vehicle for every route from its options (bipartite matching by augmenting
+    paths), or None; the one matching both relabelling and the optimum check use."""
     driver: list[int | None] = [None] * vehicles
 
     def place(route: int, seen: set[int]) -> bool:
@@ -75,7 +76,7 @@ def feasible_relabelling(instance: Instance, solution: Solution) -> Solution | N
     routes = [r for r in solution.routes if r.visits]
     count = len(instance.vehicles)
     options = [[k for k in range(count) if _movable(instance, route, k) and _fits(instance, route, k)] for route in routes]
-    assigned = _matching(options, count)
+    assigned = distinct_assignment(options, count)
     if assigned is None:
         return None
     moved = tuple(_driven_by(instance, route, k) for route, k in zip(routes, assigned, strict=True))
