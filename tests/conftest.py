@@ -8,26 +8,16 @@ and key prefix and delete their keys afterwards.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
-from vrpcoder_verifier.stack import RedisServer, redis_answers
+from vrpcoder_verifier.stack import local_redis
 
 TEST_REDIS_ENV = "VRPCODER_TEST_REDIS_URL"
 
 
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
-    named = os.environ.get(TEST_REDIS_ENV)
-    if named:
-        if not redis_answers(named):
-            pytest.exit(f"{TEST_REDIS_ENV}={named} does not answer", returncode=2)
-        yield named
-        return
-    server = RedisServer()
-    server.start()
-    try:
-        yield server.url
-    finally:
-        server.close()
+    """A private redis-server for the session, or the one $VRPCODER_TEST_REDIS_URL names (it must answer)."""
+    with local_redis(env=TEST_REDIS_ENV) as url:
+        yield url

@@ -245,10 +245,12 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
 
 
 @contextlib.contextmanager
-def local_redis(url: str | None = None) -> Iterator[str]:
-    """The Redis at ``url`` or $REDIS_URL when one is named (it must answer), else a private
-    redis-server on a free port for as long as the block runs: nothing shared unless asked for."""
-    wanted = url or os.environ.get("REDIS_URL")
+def local_redis(url: str | None = None, *, env: str = "REDIS_URL") -> Iterator[str]:
+    """The Redis at ``url`` or at the environment variable ``env`` when one is named (it must
+    answer), else a private redis-server on a free port for as long as the block runs: nothing
+    shared unless asked for. (The tests name theirs with VRPCODER_TEST_REDIS_URL, so a REDIS_URL
+    meant for the service never points them at a shared server.)"""
+    wanted = url or os.environ.get(env)
     if wanted:
         if not redis_answers(wanted):
             raise StackError(f"no Redis answers at {wanted}")
