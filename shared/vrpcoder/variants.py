@@ -315,3 +315,15 @@ def train_variants() -> tuple[Variant, ...]:
 
 def held_out_variants() -> tuple[Variant, ...]:
     return tuple(v for v in VARIANTS.values() if not v.train)
+
+
+def training_variant_names(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """``names`` in the registry's spelling, refusing any held-out variant.
+
+    The one place the held-out rule is enforced (synthesis grids, the loop): a held-out variant
+    that reached training data would make the generalisation benchmark (B2) measure recall."""
+    canonical = tuple(get_variant(n).name for n in names)
+    held_out = [n for n in canonical if not VARIANTS[n].train]
+    if held_out:
+        raise ValueError(f"held-out variants never enter training data: {', '.join(held_out)}")
+    return canonical

@@ -16,6 +16,7 @@ from vrpcoder.variants import (
     get_variant,
     held_out_variants,
     train_variants,
+    training_variant_names,
 )
 
 # name: (capacity, modules, train)
@@ -147,3 +148,17 @@ def test_lookup_is_case_insensitive(spelling: str) -> None:
 def test_unknown_variant_names_the_choices(bad: str) -> None:
     with pytest.raises(ValueError, match="choose one of: TSP, CVRP"):
         get_variant(bad)
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [(("cvrp", "TSP"), ("CVRP", "TSP")), (("VRPB",), ("VRPB",)), ((), ())],
+)
+def test_training_variant_names_canonicalises(names: tuple[str, ...], expected: tuple[str, ...]) -> None:
+    assert training_variant_names(names) == expected
+
+
+@pytest.mark.parametrize("held_out", ["OVRPHTW", "mcvrpstw", "DCVRPHTW"])
+def test_training_variant_names_refuses_each_held_out_variant(held_out: str) -> None:
+    with pytest.raises(ValueError, match=f"held-out variants never enter training data: {held_out.upper()}"):
+        training_variant_names(("CVRP", held_out))

@@ -65,7 +65,7 @@ def test_bad_input_gets_a_clear_error(tmp_path: Path) -> None:
     held_out = tmp_path / "held.toml"
     held_out.write_text('[grid]\nvariants = ["OVRPHTW"]\n')
     refused = runner.invoke(app, ["synth", "run", "--config", str(held_out), "--out", str(tmp_path)])
-    assert refused.exit_code == 2 and "held-out variants never enter synthesis" in refused.output
+    assert refused.exit_code == 2 and "held-out variants never enter training data" in refused.output
     typo = tmp_path / "typo.toml"
     typo.write_text("[grid]\nprofile = [1]\n")
     assert runner.invoke(app, ["synth", "run", "--config", str(typo), "--out", str(tmp_path)]).exit_code == 2

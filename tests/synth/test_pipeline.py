@@ -134,5 +134,5 @@ def test_an_interrupted_run_resumes_to_the_same_bytes(finished, tmp_path: Path) 
 
 
 def test_held_out_variants_are_refused_by_the_config() -> None:
-    with pytest.raises(ValueError, match="held-out variants never enter synthesis: DCVRPHTW"):
+    with pytest.raises(ValueError, match="held-out variants never enter training data: DCVRPHTW"):
         GridConfig(variants=("CVRP", "DCVRPHTW"))

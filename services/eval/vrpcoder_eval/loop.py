@@ -36,7 +36,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from vrpcoder.cli import json_only
-from vrpcoder.variants import get_variant
+from vrpcoder.variants import training_variant_names
 
 STAGES = ("synth", "model", "sft", "grpo", "checkpoints", "bench", "eval")
 """The stages in order; each one's marker is ``.loop/<name>.json``."""
@@ -87,11 +87,7 @@ class LoopSettings(BaseModel):
     def _training_variants(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         if not value:
             raise ValueError("name at least one training variant")
-        names = tuple(get_variant(v).name for v in value)
-        held_out = [n for n in names if not get_variant(n).train]
-        if held_out:
-            raise ValueError(f"held-out variants never enter training: {', '.join(held_out)}")
-        return names
+        return training_variant_names(value)
 
     @field_validator("evaluate")
     @classmethod

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from vrpcoder.variants import get_variant, train_variants
+from vrpcoder.variants import train_variants, training_variant_names
 
 PathName = Literal["scenario", "condensed", "strict", "index"]
 
@@ -35,11 +35,7 @@ class GridConfig(BaseModel):
     @field_validator("variants")
     @classmethod
     def _training_only(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        names = tuple(get_variant(v).name for v in value)
-        held_out = [n for n in names if not get_variant(n).train]
-        if held_out:
-            raise ValueError(f"held-out variants never enter synthesis: {', '.join(held_out)}")
-        return names
+        return training_variant_names(value)
 
     def variant_names(self) -> tuple[str, ...]:
         return self.variants or tuple(v.name for v in train_variants())
