@@ -83,7 +83,9 @@ def test_every_artefact_and_figure_agrees(finished: tuple[Path, dict[str, Any]])
     assert grpo["completions"] == MINIMAL.grpo_steps * MINIMAL.num_generations
     assert 0 <= grpo["none"] <= grpo["completions"] and 0 <= grpo["no_code"] <= grpo["completions"]
     assert all(0.0 <= r <= 1.0 for r in grpo["rewards"])
+    assert grpo["none"] == 0, "the loop's own healthy stack must score every completion (None is an outage, not a score)"
     saved = json.loads((out / "grpo" / "reward_summary.json").read_text())
+    assert saved["client_stats"]["scored"] == grpo["completions"] - grpo["no_code"], "every completion with code was scored"
     assert saved["reward_totals"]["completions"] == grpo["completions"] and saved["reward_totals"]["none"] == grpo["none"]
     for name in ("sft", "grpo"):
         assert (out / "checkpoints" / name / "config.json").is_file()

@@ -30,6 +30,18 @@ def test_classification_by_reward_variance() -> None:
     assert reward_variance([None, 1.0, 1.0]) == 0.0 and reward_variance([0.0, 1.0]) == 0.25
 
 
+@pytest.mark.parametrize("probes", [6, 12, 30])
+def test_one_wrong_probe_in_a_group_is_signal_enough_to_keep_the_prompt(probes: int) -> None:
+    """The paper keeps every prompt whose rollouts' rewards differ at all. The smallest difference
+    the verifier makes is one probe answered wrongly (0.3 / probes of reward) in one rollout of M = 6;
+    such a group teaches GRPO exactly the injection signal DIFF cannot give."""
+    one_probe_short = round(1.0 - 0.3 / probes, 6)
+    rewards = [1.0] * 5 + [one_probe_short]
+    variance = reward_variance(rewards)
+    assert variance is not None and 0.0 < variance < 1e-3
+    assert classify(rewards, [True] * 5 + [False]) is Outcome.KEPT
+
+
 class ScriptedRollouts:
     """Rollouts decided by the test, one script per prompt position (the policy's place)."""
 

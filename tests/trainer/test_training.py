@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 import safetensors.torch
+import torch
 from vrpcoder_client.client import RetryPolicy, VerifierClient
 from vrpcoder_trainer.config import GRPORunConfig, MergeConfig, SFTRunConfig
 from vrpcoder_trainer.grpo import run_grpo
@@ -78,16 +80,31 @@ def test_grpo_resumes_from_its_checkpoint(
     assert (workdir / "grpo-resume" / "checkpoint-2" / "adapter_model.safetensors").is_file()
 
 
-def test_grpo_survives_the_verifier_being_down(
-    workdir: Path, dataset_dir: Path, tiny_model: Path, sft_adapter: Path, redis_url: str, tmp_path: Path
-) -> None:
-    """A stack of its own, stopped after the trainer is built: a real outage for the whole run."""
+@pytest.fixture
+def trl_advantages(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every advantage tensor TRL's own ``_generate_and_score_completions`` hands back, recorded
+    unchanged (a spy on the library: what the project's guard receives)."""
+    from trl import GRPOTrainer
+
+    seen: list[Any] = []
+    original = GRPOTrainer._generate_and_score_completions
+
+    def spy(self: Any, inputs: Any) -> Any:
+        output = original(self, inputs)
+        seen.append(output["advantages"].detach().clone())
+        return output
+
+    monkeypatch.setattr(GRPOTrainer, "_generate_and_score_completions", spy)
+    return seen
+
+
+def _run_with_the_verifier_down(config: GRPORunConfig, redis_url: str, log_dir: Path) -> Any:
+    """Train with a stack of its own, stopped after the trainer is built: a real outage for the whole run."""
     from vrpcoder_trainer.grpo import build_grpo_trainer
 
-    config = _grpo(workdir, dataset_dir, tiny_model, sft_adapter, "grpo-down", 2)
     settings = stack_settings(redis_url, allow_unsandboxed=True, max_time_limit=30.0, default_time_limit=10.0)
     try:
-        with LocalStack(settings, workers=1, log_dir=tmp_path) as private, VerifierClient(
+        with LocalStack(settings, workers=1, log_dir=log_dir) as private, VerifierClient(
             private.base_url, private.token, timeout=5, retry=RetryPolicy(attempts=2)
         ) as client:
             trainer = build_grpo_trainer(config, client)  # samples registered, service and token checked
@@ -95,6 +112,17 @@ def test_grpo_survives_the_verifier_being_down(
             trainer.train()
     finally:
         purge(settings)
+    return trainer
+
+
+def test_grpo_survives_the_verifier_being_down(
+    workdir: Path, dataset_dir: Path, tiny_model: Path, sft_adapter: Path, redis_url: str, tmp_path: Path,
+    trl_advantages: list[Any],
+) -> None:
+    """Every group is all None. The pinned TRL itself must turn those groups into zero advantages
+    (observed on its real output, not read from its source); the guard then has nothing to clear."""
+    config = _grpo(workdir, dataset_dir, tiny_model, sft_adapter, "grpo-down", 2)
+    trainer = _run_with_the_verifier_down(config, redis_url, tmp_path)
     reward = trainer.verifier_reward
     logs = [entry for entry in trainer.state.log_history if "loss" in entry and "reward_std" in entry]
     assert len(logs) == 2, "training went on through both steps"
@@ -102,7 +130,45 @@ def test_grpo_survives_the_verifier_being_down(
     with_code = reward.totals.completions - sum(entry["verifier/no_code_this_step"] for entry in logs)
     assert reward.totals.none == with_code > 0, "every completion with code got None, none got a silent 0"
     assert reward.stats.none_by_reason["service_unavailable"] == with_code
+    assert len(trl_advantages) == 2
+    assert all(bool((adv == 0).all()) for adv in trl_advantages), (
+        f"TRL's handling of None rewards changed (advantages {trl_advantages}): re-check the guard in VerifierGRPOTrainer"
+    )
     assert trainer.cleared_advantages == 0, "TRL already zeroed the unscorable advantages; the guard had nothing to clear"
+
+
+def test_guard_keeps_nan_advantages_out_of_the_loss(
+    workdir: Path, dataset_dir: Path, tiny_model: Path, sft_adapter: Path, redis_url: str, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A TRL that let an all-None group's NaN statistics through (as an older or later release
+    may) must not reach the loss: the project's trainer clears them, counts them and logs the count."""
+    from trl import GRPOTrainer
+
+    original = GRPOTrainer._generate_and_score_completions
+    original_loss = GRPOTrainer._compute_loss
+    reaching_the_loss: list[Any] = []
+
+    def nan_for_unscored(self: Any, inputs: Any) -> Any:
+        output = original(self, inputs)
+        output["advantages"] = torch.full_like(output["advantages"], math.nan)
+        return output
+
+    def loss_spy(self: Any, model: Any, inputs: Any) -> Any:
+        reaching_the_loss.append(inputs["advantages"].detach().clone())
+        return original_loss(self, model, inputs)
+
+    monkeypatch.setattr(GRPOTrainer, "_generate_and_score_completions", nan_for_unscored)
+    monkeypatch.setattr(GRPOTrainer, "_compute_loss", loss_spy)
+    config = _grpo(workdir, dataset_dir, tiny_model, sft_adapter, "grpo-nan", 1)
+    trainer = _run_with_the_verifier_down(config, redis_url, tmp_path)
+    (log,) = [entry for entry in trainer.state.log_history if "loss" in entry and "reward_std" in entry]
+    assert reaching_the_loss and all(bool(torch.isfinite(adv).all()) for adv in reaching_the_loss), (
+        f"a NaN advantage reached the loss: {reaching_the_loss}"
+    )
+    assert math.isfinite(log["loss"])
+    assert trainer.cleared_advantages == trainer.verifier_reward.totals.completions == 4
+    assert log["verifier/cleared_advantages_total"] == 4.0
 
 
 def test_merge_writes_a_loadable_model(workdir: Path, tiny_model: Path, sft_adapter: Path) -> None:
