@@ -28,48 +28,17 @@ from rich.progress import track  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from tests.shared.bruteforce import dp_optimum, split_route_optimum  # noqa: E402
+from tests.shared.library_files import LIBRARY_FILES, is_split, library_sub_instance  # noqa: E402
 from vrpcoder.cli import json_only  # noqa: E402
 from vrpcoder.gold import render_gold, solve_gold  # noqa: E402
 from vrpcoder.gold.render import LICENCE_LIMIT, choose_features, model_size  # noqa: E402
-from vrpcoder.importers import import_library  # noqa: E402
-from vrpcoder.variants import Module  # noqa: E402
 
-DATA = ROOT / "tests" / "data" / "instances"
-FILES = (
-    "solomon/C101.txt",
-    "mdvrp/p01",
-    "cvrplib/A-n32-k5.vrp",
-    "cvrplib/B-n31-k5.vrp",
-    "cvrplib/P-n16-k8.vrp",
-    "cvrplib/eil22.vrp",
-    "cvrplib/eil23.vrp",
-    "sdvrp/SD1.txt",
-    "vrpb/A1.txt",
-    "tsplib/gr21.tsp",
-    "tsplib/gr24.tsp",
-    "tsplib/ulysses22.tsp",
-    "tsplib/fri26.tsp",
-    "tsplib/bays29.tsp",
-)
 TOLERANCE = 1e-6
 
 
-def vrpb_selection(backhaul_ids: list[int], linehaul_ids: list[int], size: int) -> list[int]:
-    """A third backhauls (never all), the rest linehauls, each kind in file order."""
-    backs = min(len(backhaul_ids), size // 3)
-    return sorted(backhaul_ids[:backs] + linehaul_ids[: size - backs])
-
-
 def row_for(path: str, size: int, time_limit: float) -> dict[str, object] | None:
-    file = DATA / path
-    selection: int | list[int] = size
-    if path.startswith("vrpb/"):
-        whole = import_library(file).instance
-        backs = [i + 1 for i, c in enumerate(whole.customers) if c.backhaul]
-        lines = [i + 1 for i, c in enumerate(whole.customers) if not c.backhaul]
-        selection = vrpb_selection(backs, lines, size)
     try:
-        imported = import_library(file, customers=selection)
+        imported = library_sub_instance(path, size)
     except ValueError as exc:
         if "customers must be between" in str(exc):
             return None
@@ -79,7 +48,7 @@ def row_for(path: str, size: int, time_limit: float) -> dict[str, object] | None
     variables, constraints = model_size(render_gold(instance))
     gold = solve_gold(instance, time_limit=time_limit)
     started = time.perf_counter()
-    if instance.has(Module.SPLIT):
+    if is_split(imported):
         second, method = split_route_optimum(instance), "route MIP"
     else:
         second, method = dp_optimum(instance)[0], "label DP"
@@ -108,7 +77,7 @@ def row_for(path: str, size: int, time_limit: float) -> dict[str, object] | None
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[5, 8, 10, 12])
-    parser.add_argument("--files", nargs="+", default=list(FILES))
+    parser.add_argument("--files", nargs="+", default=[f.path for f in LIBRARY_FILES])
     parser.add_argument("--time-limit", type=float, default=300.0)
     parser.add_argument("--json", action="store_true", help="print the rows as JSON only")
     args = parser.parse_args()

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.shared.bruteforce import brute_force_optimum, dp_optimum, split_route_optimum
+from tests.shared.library_files import LIBRARY_FILES, is_split, library_sub_instance
 from vrpcoder.audit import audit_gold
 from vrpcoder.checker import check
 from vrpcoder.crosscheck import solve_pyvrp
@@ -95,33 +96,14 @@ def test_cvrplib_sub_instance_keeps_the_rounded_convention(customers: int) -> No
 
 # ---- library sub-instances with the file's own fleet: gold vs the second exact method -----------
 
-LIBRARY_FILES = [
-    "solomon/C101.txt",
-    "mdvrp/p01",
-    "cvrplib/A-n32-k5.vrp",
-    "cvrplib/B-n31-k5.vrp",
-    "cvrplib/P-n16-k8.vrp",
-    "cvrplib/eil22.vrp",
-    "cvrplib/eil23.vrp",
-    "vrpb/A1.txt",
-    "tsplib/gr24.tsp",
-    "tsplib/ulysses22.tsp",
-]
-
-
-def _library_sub_instance(path: str, size: int):  # noqa: ANN202 - an Instance
-    if path.startswith("vrpb/"):  # A1 lists its 5 backhauls first; a route of backhauls only is not allowed
-        backs = min(5, size // 3)
-        return import_instance(DATA / path, customers=[*range(1, backs + 1), *range(6, 6 + size - backs)])
-    return import_instance(DATA / path, customers=size)
-
-
 def _assert_gold_equals_second_method(path: str, size: int) -> None:
-    instance = _library_sub_instance(path, size)
+    imported = library_sub_instance(path, size)
+    instance = imported.instance
     assert max(model_size(render_gold(instance))) <= LICENCE_LIMIT
     audit = audit_gold(instance, time_limit=300)
     assert audit.status == "optimal" and audit.trusted, audit
-    assert audit.objective == pytest.approx(dp_optimum(instance)[0], rel=1e-9)
+    second = split_route_optimum(instance) if is_split(imported) else dp_optimum(instance)[0]
+    assert audit.objective == pytest.approx(second, rel=1e-9)
 
 
 @pytest.mark.parametrize(
@@ -134,7 +116,7 @@ def test_library_sub_instance_with_its_own_fleet_fits_the_licence_and_equals_the
 
 @pytest.mark.slow
 @pytest.mark.parametrize("size", [5, 8, 10, 12])
-@pytest.mark.parametrize("path", LIBRARY_FILES)
+@pytest.mark.parametrize("path", [f.path for f in LIBRARY_FILES if f.in_tests])
 def test_every_library_sub_instance_fits_the_licence_and_equals_the_dp(path: str, size: int) -> None:
     _assert_gold_equals_second_method(path, size)
 
