@@ -16,7 +16,8 @@ from vrpcoder_client.reward import extract_code
 
 from vrpcoder_synth.components import build_components
 from vrpcoder_synth.config import GridConfig, SynthConfig
-from vrpcoder_synth.pipeline import Outcome, RunReport, decide, run
+from vrpcoder_synth.pipeline import RunReport, run
+from vrpcoder_synth.records import Outcome, decide
 
 CONFIG = SynthConfig(grid=GridConfig(variants=("CVRP", "VRPB", "PDPTW"), profiles=(1,), seeds=(0,), customers=5))
 DATASET_FILES = ("README.md", "sft/train.jsonl", "grpo/train.jsonl", "reserved/train.jsonl", "decisions.jsonl")

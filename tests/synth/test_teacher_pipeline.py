@@ -15,7 +15,8 @@ from tests.synth.openai_server import FakeOpenAI
 from tests.synth.support import grid_samples
 from vrpcoder_synth.components import build_components
 from vrpcoder_synth.config import GridConfig, SynthConfig, TeacherConfig
-from vrpcoder_synth.pipeline import Outcome, run
+from vrpcoder_synth.pipeline import run
+from vrpcoder_synth.records import Outcome
 from vrpcoder_synth.regenerate import OfflineCoder
 from vrpcoder_synth.statements import Statement, StatementPath, fmt, write_statement
 from vrpcoder_synth.teacher import prompt_text

@@ -21,14 +21,12 @@ import shutil
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vrpcoder_client.prompts import code_prompt_version, code_system_prompt
 
 from vrpcoder_synth.formulations import covered_variants
-
-if TYPE_CHECKING:
-    from vrpcoder_synth.pipeline import ItemRecord
+from vrpcoder_synth.records import ItemRecord, Outcome
 
 CONFIGS = ("sft", "grpo", "reserved")
 
@@ -81,8 +79,6 @@ def _decision(record: ItemRecord) -> dict[str, Any]:
 
 
 def split(records: Sequence[ItemRecord]) -> dict[str, list[ItemRecord]]:
-    from vrpcoder_synth.pipeline import Outcome
-
     accepted = [r for r in records if r.outcome is Outcome.ACCEPTED and r.mutant is None]
     reserved = [r for r in records if r.outcome is Outcome.RESERVED]
     return {"sft": accepted, "grpo": accepted, "reserved": reserved}

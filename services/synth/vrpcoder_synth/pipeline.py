@@ -28,22 +28,19 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from pathlib import Path
-
-from pydantic import BaseModel, ConfigDict
 
 from vrpcoder.samples import Sample, build_samples
 from vrpcoder.sampling import sample_instance
 from vrpcoder.families import Family
 from vrpcoder.variants import ATTACKERS, get_variant
-from vrpcoder.verification import Verdict
 from vrpcoder_client.prompts import code_prompt_version
 
 from vrpcoder_synth import __version__
 from vrpcoder_synth.config import SynthConfig
 from vrpcoder_synth.dataset import write_dataset
 from vrpcoder_synth.formulations import formulations_for
+from vrpcoder_synth.records import ItemRecord, Outcome, decide, verdict_summary
 from vrpcoder_synth.regenerate import Coder, OfflineCoder, Regenerated
 from vrpcoder_synth.statements import StatementPath, index_path_for
 from vrpcoder_synth.teacher import BudgetExceeded
@@ -53,75 +50,8 @@ from vrpcoder_synth.writers import StatementWriter, Written
 WORK_DIR = ".work"
 
 
-class Outcome(StrEnum):
-    ACCEPTED = "accepted"
-    RESERVED = "reserved"
-    DISCARDED = "discarded"
-
-
 def digest(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def verdict_summary(verdict: Verdict) -> dict[str, object]:
-    """What a record keeps of a verdict: everything but timings (they differ between runs)."""
-    return {
-        "build": verdict.build,
-        "status": verdict.status,
-        "objective": verdict.objective,
-        "reference_objective": verdict.reference_objective,
-        "diff": verdict.diff,
-        "passed": verdict.passed,
-        "reward": verdict.reward,
-        "probes": [
-            {"name": p.name, "family": p.family, "label": p.label, "verdict": p.verdict, "passed": p.passed}
-            for p in verdict.probes
-        ],
-        "error": None if verdict.error is None else {"kind": verdict.error.kind, "detail": verdict.error.detail},
-        "routing_variable": verdict.routing_variable,
-    }
-
-
-class ItemRecord(BaseModel):
-    """The fate of one work item (one statement path of one sample, or one mutant)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    key: str
-    id: str
-    variant: str
-    kind: str
-    profile: int | None
-    seed: int | None
-    path: str
-    mutant: str | None = None
-    sample_id: str
-    """The verifier's content id of the sample stored for this statement."""
-    statement: str | None = None
-    node_id_map: dict[str, str] | None = None
-    coder: str | None = None
-    code: str | None = None
-    outcome: Outcome
-    reason: str
-    """Why it was discarded (``accepted`` / ``reserved`` otherwise)."""
-    verdict: dict[str, object] | None = None
-
-
-def decide(verdict: Answer | None, *, mutant: bool) -> tuple[Outcome, str]:
-    """Stage 4's rule on one answer."""
-    if verdict is None:
-        return Outcome.DISCARDED, "no_code"
-    if isinstance(verdict, str):
-        return Outcome.DISCARDED, "verifier_unavailable"
-    if not verdict.build:
-        return Outcome.DISCARDED, "build_failed"
-    if verdict.reward is None:
-        return Outcome.DISCARDED, "verifier_infrastructure"
-    if not verdict.diff:
-        return Outcome.DISCARDED, "diff_failed"
-    if verdict.passed:
-        return (Outcome.DISCARDED, "mutant_undetected") if mutant else (Outcome.ACCEPTED, "accepted")
-    return Outcome.RESERVED, "reserved"
 
 
 # ---- stage 1 ---------------------------------------------------------------------------------------
