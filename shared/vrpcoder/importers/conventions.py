@@ -7,7 +7,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 
-
 from vrpcoder.distances import DistanceKind
 from vrpcoder.instances import Customer, Instance, Vehicle
 from vrpcoder.variants import CapacityKind, Module, get_variant

@@ -6,7 +6,6 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-
 from vrpcoder.importers.records import InstanceFormat
 
 

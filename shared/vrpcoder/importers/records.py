@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-
 from vrpcoder.distances import DistanceKind
 from vrpcoder.instances import Customer, Depot, Instance
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from vrpcoder.distances import DistanceKind
 from vrpcoder.instances import Customer, Depot
 from vrpcoder.importers.records import InstanceFormat, LibraryFile
