@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
-PACKAGES := -e ./client -e ./shared[test] -e ./services/verifier[test] -e ./services/synth -e ./services/trainer -e ./services/eval
+PACKAGES := -e ./client -e ./shared[test] -e ./services/verifier[test] -e ./services/synth -e ./services/trainer -e ./services/eval -e ./services/loop
 PYTEST_ARGS ?=
 
 .PHONY: install run test test-all bench clean

@@ -12,8 +12,9 @@ its figures; a stage whose marker exists is skipped on the next run, so an inter
 where it stopped and a finished one re-prints its summary at once. ``loop.json`` records the
 settings the folder was made with; a run with other settings is refused rather than mixing outputs.
 
-The trainer (torch, TRL) is imported inside the training stages only, so the eval service keeps
-working, and ``vrpcoder loop --help`` answers, without it.
+The loop is the one package that uses every service (synth, trainer, verifier, eval), so it lives
+apart from all of them and none of them depends on it. The trainer (torch, TRL) is imported inside the
+training stages only, so ``vrpcoder loop --help`` answers at once.
 """
 
 from __future__ import annotations
@@ -711,10 +712,5 @@ def _check_paths(chosen: tuple[str, ...]) -> None:
 
 
 def main() -> None:
-    """``python -m vrpcoder_eval.loop``: the command alone."""
+    """``python -m vrpcoder_loop``: the command alone."""
     app()
-
-
-if __name__ == "__main__":
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    main()

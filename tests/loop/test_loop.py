@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from vrpcoder_eval.loop import STAGES, LoopError, LoopSettings, StageRecord, run_loop
+from vrpcoder_loop.loop import STAGES, LoopError, LoopSettings, StageRecord, run_loop
 
 VRPCODER = str(Path(sys.executable).with_name("vrpcoder"))
 
