@@ -41,6 +41,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, computed_field
 from vrpcoder.audit import audit_gold
 from vrpcoder.instances import Instance
+from vrpcoder.variants import Module
 from vrpcoder_client.client import AsyncVerifierClient, VerifierError
 from vrpcoder_client.reward import extract_code
 from vrpcoder_client.schemas import VerifyOptions
@@ -308,7 +309,9 @@ class InstanceLookup:
 def exact_resolve(instance: Instance, *, time_limit: float = 60.0) -> Resolve:
     """Gold script + checker: optimal only when both agree on the routes' cost."""
     audit = audit_gold(instance, time_limit=time_limit)
-    routes = tuple((r.depot, *r.visits, r.depot) for r in audit.routes)
+    open_routes = instance.spec.has(Module.OPEN)
+    routes = tuple((r.depot, *r.visits, *(() if open_routes else (r.end_depot if r.end_depot is not None else r.depot,)))
+                   for r in audit.routes)
     status = "optimal" if audit.trusted else f"untrusted:{audit.status}"
     return Resolve(origin="instance", status=status, objective=audit.objective if audit.trusted else None, exact=True,
                    routes=routes, detail=audit.detail)
