@@ -243,6 +243,10 @@ UnsandboxedOpt = Annotated[bool, typer.Option(
 VerifierUrlOpt = Annotated[str | None, typer.Option(
     help="Verifier API (default: $VRPCODER_VERIFIER_URL; neither: a private stack is started for the command).")]
 TokenEnvOpt = Annotated[str, typer.Option(help="Environment variable holding the verifier token.")]
+TimeLimitOpt = Annotated[float | None, typer.Option(min=1.0, help="Solver time limit per solve in seconds (paper: 600).")]
+ToleranceOpt = Annotated[float, typer.Option(min=0.0, help="Absolute objective tolerance of Pass@1.")]
+LimitOpt = Annotated[int | None, typer.Option(min=1, help="At most this many items per benchmark (smoke runs).")]
+BatchOpt = Annotated[int, typer.Option(min=1, help="Candidates per verifier batch request.")]
 
 
 def _endpoint_options(workers: int, allow_unsandboxed: bool, time_limit: float | None, run_dir: Path | None) -> StackOptions:
@@ -263,15 +267,15 @@ def run(
     label: Annotated[str | None, typer.Option(help="Name of this run in reports.")] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Model requests in flight at once.")] = 8,
     max_tokens: Annotated[int, typer.Option(min=1, help="Completion token limit.")] = 4096,
-    time_limit: Annotated[float | None, typer.Option(min=1.0, help="Solver time limit per solve in seconds (paper: 600).")] = None,
-    tolerance: Annotated[float, typer.Option(min=0.0, help="Absolute objective tolerance of Pass@1.")] = 1e-3,
-    limit: Annotated[int | None, typer.Option(min=1, help="At most this many items per benchmark (smoke runs).")] = None,
+    time_limit: TimeLimitOpt = None,
+    tolerance: ToleranceOpt = 1e-3,
+    limit: LimitOpt = None,
     verifier_url: VerifierUrlOpt = None,
     verifier_token_env: TokenEnvOpt = "VRPCODER_VERIFIER_TOKEN",
     workers: WorkersOpt = 2,
     allow_unsandboxed: UnsandboxedOpt = False,
     cache_dir: Annotated[Path | None, typer.Option(help="Completion cache (default: RUN_DIR/completions).")] = None,
-    batch_size: Annotated[int, typer.Option(min=1, help="Candidates per verifier batch request.")] = 16,
+    batch_size: BatchOpt = 16,
     as_json: JsonOpt = False,
 ) -> None:
     """Ask the model every item (greedy), verify each script, write results.jsonl and the reports; resumable.
@@ -369,14 +373,14 @@ def score(
     label: Annotated[str | None, typer.Option(help="Name of this run in reports (default: the input's name).")] = None,
     missing: Annotated[str, typer.Option(help="Items the answers do not cover: 'fail' scores them as failures (rates "
                                               "over the whole benchmark), 'skip' leaves them out.")] = "fail",
-    time_limit: Annotated[float | None, typer.Option(min=1.0, help="Solver time limit per solve in seconds (paper: 600).")] = None,
-    tolerance: Annotated[float, typer.Option(min=0.0, help="Absolute objective tolerance of Pass@1.")] = 1e-3,
-    limit: Annotated[int | None, typer.Option(min=1, help="At most this many items per benchmark (smoke runs).")] = None,
+    time_limit: TimeLimitOpt = None,
+    tolerance: ToleranceOpt = 1e-3,
+    limit: LimitOpt = None,
     verifier_url: VerifierUrlOpt = None,
     verifier_token_env: TokenEnvOpt = "VRPCODER_VERIFIER_TOKEN",
     workers: WorkersOpt = 2,
     allow_unsandboxed: UnsandboxedOpt = False,
-    batch_size: Annotated[int, typer.Option(min=1, help="Candidates per verifier batch request.")] = 16,
+    batch_size: BatchOpt = 16,
     as_json: JsonOpt = False,
 ) -> None:
     """Score answers you already have (a JSONL of completions or a folder of scripts) exactly as `eval run`
