@@ -13,6 +13,10 @@ $(STAMP): client/pyproject.toml shared/pyproject.toml services/*/pyproject.toml
 	@command -v redis-server >/dev/null && command -v bwrap >/dev/null || \
 		( (apt-get update -qq && apt-get install -y -qq redis-server bubblewrap) >/dev/null 2>&1 || \
 		  echo "warning: could not install redis-server / bubblewrap with apt-get" >&2 )
+	@# Headless Chromium renders the eval report in its test (tests/eval/test_score.py; CI fails without it).
+	@command -v chromium >/dev/null || \
+		( (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core) >/dev/null 2>&1 || \
+		  echo "warning: could not install chromium with apt-get (the eval report test needs it)" >&2 )
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet $(PACKAGES)

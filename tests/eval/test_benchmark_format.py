@@ -82,7 +82,7 @@ def test_items_reference_the_shared_prompt(bench: BenchmarkDir) -> None:
 
 
 def test_benchmark_names_parse() -> None:
-    assert [BenchmarkName.parse(t) for t in ("1", "b2", "B3", " 4 ")] == list(BenchmarkName)
+    assert [BenchmarkName.parse(t) for t in ("1", "b2", "B3", " 4 ", "samples")] == list(BenchmarkName)
     with pytest.raises(ValueError, match="unknown benchmark"):
         BenchmarkName.parse("5")
 

@@ -23,7 +23,7 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
                           env={**os.environ, **(env or {})})
 
 
-@pytest.mark.parametrize("command", [[], ["build"], ["check"], ["run"], ["report"], ["audit"]])
+@pytest.mark.parametrize("command", [[], ["build"], ["check"], ["run"], ["score"], ["report"], ["audit"]])
 def test_every_command_has_help(command: list[str]) -> None:
     done = cli(*command, "--help")
     assert done.returncode == 0, done.stderr
@@ -54,9 +54,30 @@ def test_build_check_and_bad_input(tmp_path: Path) -> None:
 
     assert cli("build", str(out), "--benchmarks", "7").returncode == 2
     assert cli("build", str(out), "--benchmarks", "4").returncode == 2
-    no_verifier = cli("run", "--model", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "r"), "--bench-dir", str(out),
-                      "--benchmarks", "3", env={"VRPCODER_VERIFIER_URL": ""})
-    assert no_verifier.returncode == 2 and "verifier" in no_verifier.stderr
+    assert cli("build", str(out), "--benchmarks", "1", "--variants", "OVRPHTW").returncode == 2, "B1 has no held-out variant"
+    no_bench = cli("run", "--model", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "r"), "--bench-dir", str(tmp_path / "none"),
+                   "--benchmarks", "3")
+    assert no_bench.returncode == 2 and "no such benchmark folder" in no_bench.stderr
+
+
+def test_build_restricts_variants_and_lists_dropped_records(tmp_path: Path) -> None:
+    qa = tmp_path / "mamo.jsonl"
+    qa.write_text("\n".join(json.dumps(r) for r in [
+        {"id": 9, "Question": "Visit each one exactly once; shortest total distance.", "Answer": 5, "Type": "complex_lp"},
+        {"id": 10, "Question": "Maximise the profit of cakes.", "Answer": 3, "Type": "complex_lp"},
+    ]) + "\n")
+    out = tmp_path / "bench"
+    done = cli("build", str(out), "--benchmarks", "1,2,4", "--b1-size", "2", "--b2-size", "1", "--variants", "TSP", "OVRPHTW",
+               "--qa", str(qa), "--time-limit", "20", "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["benchmarks"]["b1"]["by_variant"] == {"TSP": 2}
+    assert summary["benchmarks"]["b2"]["by_variant"] == {"OVRPHTW": 1}
+    b4 = summary["benchmarks"]["b4"]
+    assert b4["items"] == 1 and b4["not_routing"] == 1
+    assert b4["dropped"] == [{"file": "mamo.jsonl", "line": 2, "id": "10", "type": "complex_lp", "reason": b4["dropped"][0]["reason"]}]
+    assert b4["dropped"][0]["reason"].startswith("not routing: type 'complex_lp' names no routing problem")
+    assert json.loads((out / "manifest.json").read_text()) == summary
 
 
 def test_run_and_report_end_to_end(stack: LocalStack, bench: BenchmarkDir, tmp_path: Path) -> None:

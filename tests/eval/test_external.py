@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from vrpcoder_eval.external import ExternalFormat, is_routing, parse_answer, read_external, strip_format_instructions
+from vrpcoder_eval.external import (
+    ExternalFormat,
+    is_routing,
+    parse_answer,
+    read_external,
+    strip_format_instructions,
+    unsupported_variant,
+)
 
 TSP_TEXT = "A courier must visit each of the 5 cities exactly once and return. Coordinates: ... Find the shortest route."
 CVRP_TEXT = "Solve this capacitated vehicle routing problem (CVRP): depot 0, customers 1-6 with demands ..., capacity 30."
@@ -85,3 +92,40 @@ def test_routing_filter() -> None:
     assert is_routing("anything", "cvrptw")
     assert not is_routing(LP_TEXT)
     assert strip_format_instructions("Keep me.\nRespond only with JSON.\nAnd me.") == "Keep me.\nAnd me."
+
+
+def test_qa_uses_the_type_field_and_lists_every_dropped_record(tmp_path: Path) -> None:
+    """A type label that names a routing problem keeps a record whatever its wording; a label that names
+    no problem class (MAMO's complex_lp) leaves it to the wording; every dropped record is listed."""
+    (tmp_path / "inst.json").write_text(
+        '{"name": "t", "variant": "TSP", "depots": [{"x": 0, "y": 0}], "customers": [{"x": 3, "y": 4}, {"x": 6, "y": 0}],'
+        ' "vehicles": [{}]}')
+    path = _jsonl(tmp_path / "mamo.jsonl", [
+        {"id": 1, "Question": "Plan the cheapest closed trip over the five depots.", "Answer": 10, "Type": "TSP",
+         "instance": "inst.json"},
+        {"id": 2, "Question": "Visit each one exactly once and come back.", "Answer": 11, "Type": "complex_lp"},
+        {"id": 3, "Question": LP_TEXT, "Answer": 12, "Type": "complex_lp"},
+        {"id": 4, "Question": LP_TEXT, "Answer": 13, "Type": "knapsack"},
+        {"id": 5, "Question": "Tour the cities; each city has a time window.", "Answer": 14, "Type": "Traveling Salesman Problem"},
+        {"id": 6, "Question": "Plan the routes.", "Answer": 15, "problem_type": "orienteering"},
+        {"id": 7, "Question": "x", "Answer": 1, "Type": "TSP", "instance": "missing.json"},
+    ])
+    report = read_external(path, ExternalFormat.QA, source="mamo")
+    assert [(i.id, i.variant) for i in report.items] == [("b4-mamo-1", "TSP"), ("b4-mamo-2", None), ("b4-mamo-5", "TSPTW"),
+                                                          ("b4-mamo-6", "OP")]
+    assert [(d.id, d.line) for d in report.dropped] == [("3", 3), ("4", 4)]
+    assert "type 'complex_lp' names no routing problem" in report.dropped[0].reason
+    assert "type 'knapsack'" in report.dropped[1].reason and report.filtered == 2
+    assert list(report.instances) == ["b4-mamo-1"] and len(report.instances["b4-mamo-1"].customers) == 2
+    assert report.items[0].provenance["instance"] == "instances/b4-mamo-1.json"
+    assert report.items[0].provenance["record_id"] == "1"
+    assert [p.line for p in report.problems] == [7] and "no such file 'missing.json'" in report.problems[0].message
+
+
+@pytest.mark.parametrize(("variant", "reason"), [("TSPTW", "variant not supported: TSPTW (TSP with time windows)"),
+                                                  ("2E-VRP", "variant not supported: 2E-VRP (two-echelon routing)"),
+                                                  ("PVRP", "variant not supported: PVRP (periodic routing)"),
+                                                  ("OP", "variant not supported: OP (orienteering)"),
+                                                  ("CVRP", None), (None, None)])
+def test_unsupported_variants(variant: str | None, reason: str | None) -> None:
+    assert unsupported_variant(variant) == reason

@@ -96,3 +96,53 @@ def test_html_report_is_self_contained_with_plots(tmp_path: Path) -> None:
     markdown = paths["markdown"].read_text()
     assert "| b1 | 3 |" in markdown and "Comparison: m vs base" in markdown
     assert '"metrics"' in paths["metrics"].read_text()
+
+
+def _checked(item: str, checks: tuple[str, ...], variant: str = "CVRP", bench: BenchmarkName = BenchmarkName.B1) -> ItemResult:
+    return _result(item, passed="diff" not in checks, variant=variant, bench=bench,
+                   outcome="wrong_objective" if "diff" in checks else "inj_failed").model_copy(update={"failed_checks": checks})
+
+
+def test_every_check_that_names_a_family_is_counted(tmp_path: Path) -> None:
+    """INJ, the optimum check, DIFF through the families the item's own plan breaks, and any later
+    ``<check>:<family>`` entry (a cost check) count; a DIFF failure with a feasible plan names no family."""
+    results = [
+        _checked("inj", ("inj:capacity",)),
+        _checked("plan", ("diff", "optimum:time_window"), variant="VRPHTW"),
+        _checked("priced", ("cost:time_window",), variant="VRPHTW"),
+        _checked("objective", ("diff",)),
+        _checked("tight", ("inj:feasible",)),
+        _result("ok", passed=True),
+    ]
+    metrics = compute("m", results)
+    caught = {f.family: (f.items, f.by_check) for f in metrics.caught}
+    assert caught == {"capacity": (1, {"inj": 1}), "time_window": (2, {"cost": 1, "diff": 1, "optimum": 1}),
+                      FEASIBLE_PROBE: (1, {"inj": 1})}
+    assert metrics.heatmap["CVRP"]["capacity"].caught == 1 and metrics.heatmap["CVRP"]["capacity"].built == 4
+    assert "time_window" not in metrics.heatmap["CVRP"], "CVRP states no windows: the cell stays blank"
+    assert metrics.heatmap["VRPHTW"]["time_window"].caught == 2 and metrics.heatmap["VRPHTW"]["capacity"].caught == 0
+    failures = {f.item_id: f.families for f in metrics.failures}
+    assert failures == {"inj": ("capacity",), "plan": ("time_window",), "priced": ("time_window",), "objective": (),
+                        "tight": (FEASIBLE_PROBE,)}
+    markdown = write_reports(tmp_path, metrics)["markdown"].read_text()
+    assert "| time_window | 2 | 1 | 1 | 0 | 1 |" in markdown
+    assert "| plan | b1 | VRPHTW | wrong_objective | diff, optimum:time_window | time_window |" in markdown
+
+
+def test_bootstrap_interval_ignores_the_order_results_arrived_in() -> None:
+    grouped = [True] * 6 + [False] * 6
+    assert bootstrap_rate(grouped) == bootstrap_rate([True, False] * 6) == bootstrap_rate([False, True] * 6)
+
+
+def test_audited_labels_only_for_the_benchmarks_the_audit_covered() -> None:
+    results = [_result("x", passed=False, objective=12.0, bench=BenchmarkName.B4), _result("a", passed=True)]
+    metrics = compute("m", results, audited={"x": 12.0}, audit_covered={"x", "y"})
+    assert [g.key for g in metrics.audited] == ["b4"]
+    assert "| b1 |" not in markdown_section(metrics)
+
+
+def markdown_section(metrics: object) -> str:
+    from vrpcoder_eval.report import markdown
+
+    text = markdown(metrics)  # type: ignore[arg-type]
+    return text.split("## Pass@1 against audited labels")[1].split("## Per source")[0]

@@ -22,10 +22,13 @@ from enum import StrEnum
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from vrpcoder.instances import Instance
 from vrpcoder.samples import Sample
 
 SAMPLE_ID_PATTERN = r"^[0-9a-f]{64}$"
 SAMPLES_DIR = "samples"
+INSTANCES_DIR = "instances"
+"""Instances external items carried (``instances/<item_id>.json``), which the label audit re-solves."""
 
 
 class BenchmarkName(StrEnum):
@@ -39,12 +42,14 @@ class BenchmarkName(StrEnum):
     """Sub-instances (5-12 customers) of public library files."""
     B4 = "b4"
     """Cross-source: routing problems of external releases (NLCO, SIRL/OptMATH/IndustryOR/MAMO)."""
+    SAMPLES = "samples"
+    """Not one of the paper's: a folder of verifier samples scored with ``vrpcoder eval score --samples``."""
 
     @classmethod
     def parse(cls, text: str) -> BenchmarkName:
-        """Accept ``1``, ``b1`` or ``B1``."""
+        """Accept ``1``, ``b1``, ``B1`` (or ``samples``)."""
         key = text.strip().lower()
-        key = key if key.startswith("b") else f"b{key}"
+        key = key if key.startswith(("b", "samples")) else f"b{key}"
         try:
             return cls(key)
         except ValueError:
@@ -202,6 +207,16 @@ class BenchmarkDir:
         if not target.exists():
             target.write_text(text, encoding="utf-8")
         return sample_id
+
+    def save_instance(self, item_id: str, instance: Instance) -> Path:
+        """Store the instance an external item carried, where the label audit looks for it."""
+        target = self.instance_path(item_id)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(instance.model_dump_json(indent=1), encoding="utf-8")
+        return target
+
+    def instance_path(self, item_id: str) -> Path:
+        return self.root / INSTANCES_DIR / f"{item_id}.json"
 
     def sample_path(self, sample_id: str) -> Path:
         return self.root / SAMPLES_DIR / f"{sample_id}.json"

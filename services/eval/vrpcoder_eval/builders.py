@@ -21,7 +21,7 @@ from vrpcoder.audit import audit_gold
 from vrpcoder.importers import InstanceFormat, detect_format, import_instance, parse_library_file
 from vrpcoder.samples import BASE_KIND, Sample, build_grid_point, build_samples
 from vrpcoder.sampling.profiles import applicable_profiles
-from vrpcoder.variants import held_out_variants, train_variants
+from vrpcoder.variants import get_variant, held_out_variants, train_variants
 
 from vrpcoder_eval.benchmark import BenchmarkDir, BenchmarkItem, BenchmarkName, PromptRef
 from vrpcoder_eval.prompts import prompt_ref
@@ -158,24 +158,36 @@ def _sampled_item(
     )
 
 
+def chosen_variants(name: BenchmarkName, wanted: Sequence[str] | None) -> list[str]:
+    """B1's training variants or B2's held-out ones, restricted to ``wanted`` (any spelling the registry
+    takes); ValueError for an unknown name or when none of ``wanted`` belongs to the benchmark."""
+    pool = [v.name for v in (train_variants() if name is BenchmarkName.B1 else held_out_variants())]
+    if wanted is None:
+        return pool
+    names = [get_variant(v).name for v in wanted]
+    chosen = [v for v in pool if v in names]
+    if not chosen:
+        kind = "training" if name is BenchmarkName.B1 else "held-out"
+        raise ValueError(f"{name.value} has {kind} variants only, and none of {', '.join(names)} is one ({', '.join(pool)})")
+    return chosen
+
+
 def build_b1(
     store: BenchmarkDir, writer: StatementWriter, size: int = B1_DEFAULT_SIZE, *, seed_start: int = EVAL_SEED_OFFSET,
-    time_limit: float = 60.0, progress: Progress = _noop,
+    time_limit: float = 60.0, progress: Progress = _noop, variants: Sequence[str] | None = None,
 ) -> BuildResult:
-    """B1: the 18 training variants."""
-    variants = [v.name for v in train_variants()]
-    return build_sampled(BenchmarkName.B1, variants, size, store, writer, seed_start=seed_start, time_limit=time_limit,
-                         progress=progress)
+    """B1: the 18 training variants (or those of them in ``variants``)."""
+    return build_sampled(BenchmarkName.B1, chosen_variants(BenchmarkName.B1, variants), size, store, writer,
+                         seed_start=seed_start, time_limit=time_limit, progress=progress)
 
 
 def build_b2(
     store: BenchmarkDir, writer: StatementWriter, size: int = B2_DEFAULT_SIZE, *, seed_start: int = EVAL_SEED_OFFSET,
-    time_limit: float = 60.0, progress: Progress = _noop,
+    time_limit: float = 60.0, progress: Progress = _noop, variants: Sequence[str] | None = None,
 ) -> BuildResult:
-    """B2: the three held-out variant combinations."""
-    variants = [v.name for v in held_out_variants()]
-    return build_sampled(BenchmarkName.B2, variants, size, store, writer, seed_start=seed_start, time_limit=time_limit,
-                         progress=progress)
+    """B2: the three held-out variant combinations (or those of them in ``variants``)."""
+    return build_sampled(BenchmarkName.B2, chosen_variants(BenchmarkName.B2, variants), size, store, writer,
+                         seed_start=seed_start, time_limit=time_limit, progress=progress)
 
 
 # ---- benchmark 3 ---------------------------------------------------------------------------------

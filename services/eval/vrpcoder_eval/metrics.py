@@ -1,11 +1,21 @@
-"""Metrics of a run: Pass@1 with bootstrap intervals, build / DIFF / INJ rates, per-family probe
-rates, error kinds, and the comparison of two runs.
+"""Metrics of a run: Pass@1 with bootstrap intervals, build / DIFF / INJ rates, per-family rates,
+error kinds, and the comparison of two runs.
 
 Rates are over *scored* items (unscored ones are counted apart: an outage is not the model's
-failure). The per-family view splits INJ errors the two ways they matter: a **false accept** is a
-violating probe of that family the candidate's model called feasible (the family is missing or too
-weak in the model); a **false reject** is the feasible probe called infeasible (the model is too
-tight, e.g. a spurious rule). Unjudgeable probes count neither way.
+failure). Two per-family views:
+
+* **caught families** count every check that names a family, read generically off the verdict's
+  ``failed_checks``: each entry ``<check>:<family>`` (``inj:capacity``, ``optimum:time_window``,
+  and whatever check a later verifier adds in that form) counts for that family under that check,
+  and a failed ``diff`` counts for the families the item's own optimal plan breaks (its
+  ``optimum:<family>`` entries: the objective is off because that rule is broken). A DIFF failure
+  with a plan the checker accepts is an objective error and names no family. ``inj:feasible`` is
+  the feasible probe (row ``feasible_probe``). A bug that only DIFF or the optimum check sees is
+  counted here, where the probe table would miss it;
+* **INJ probes** per family, split the two ways they matter: a **false accept** is a violating probe
+  of that family the candidate's model called feasible (the family is missing or too weak in the
+  model); a **false reject** is the feasible probe called infeasible (the model is too tight, e.g.
+  a spurious rule). Unjudgeable probes count neither way.
 """
 
 from __future__ import annotations
@@ -15,11 +25,16 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
+from vrpcoder.variants import VARIANTS
 
 from vrpcoder_eval.results import PASS, ItemResult, ItemStatus
 
 FEASIBLE_PROBE = "feasible_probe"
-"""The row of the family table that holds the feasible probe s+ (its false rejects)."""
+"""The row of the family tables that holds the feasible probe s+ (its false rejects)."""
+FEASIBLE_CHECK = "feasible"
+"""The family part of ``inj:feasible`` in ``failed_checks``."""
+DIFF_CHECK = "diff"
+OPTIMUM_CHECK = "optimum"
 BOOTSTRAP_SAMPLES = 2000
 CONFIDENCE = 0.95
 
@@ -37,7 +52,10 @@ class Rate(BaseModel):
 
 
 def bootstrap_rate(outcomes: Sequence[bool], *, samples: int = BOOTSTRAP_SAMPLES, seed: int = 0) -> Rate:
-    """The share of True and a percentile bootstrap interval (seeded: reports are reproducible)."""
+    """The share of True and a percentile bootstrap interval (seeded: reports are reproducible). The
+    outcomes are put in a fixed order first, so the interval depends on the counts alone, never on the
+    order in which results arrived (verification finishes items in any order)."""
+    outcomes = sorted(outcomes)
     n = len(outcomes)
     k = sum(outcomes)
     if n == 0:
@@ -80,6 +98,45 @@ class FamilyMetrics(BaseModel):
     unjudgeable: int
 
 
+class CaughtFamily(BaseModel):
+    """How many items' checks caught one family (or the feasible probe), in all and per check."""
+
+    model_config = ConfigDict(frozen=True)
+
+    family: str
+    items: int
+    """Items on which at least one check named the family."""
+    by_check: dict[str, int]
+    """check (``inj``, ``optimum``, ``diff``, ...) -> items on which that check named the family."""
+
+
+class HeatCell(BaseModel):
+    """One variant x family cell: items whose script built, and how many of them a check caught there."""
+
+    model_config = ConfigDict(frozen=True)
+
+    built: int
+    caught: int
+
+    @property
+    def rate(self) -> float | None:
+        """Share of built items on which no check named the family."""
+        return None if self.built == 0 else 1.0 - self.caught / self.built
+
+
+class ItemFailure(BaseModel):
+    """A scored item that did not pass: its outcome and every failed check, with the families they name."""
+
+    model_config = ConfigDict(frozen=True)
+
+    item_id: str
+    benchmark: str
+    variant: str | None
+    outcome: str
+    checks: tuple[str, ...]
+    families: tuple[str, ...]
+
+
 class RunMetrics(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -98,7 +155,12 @@ class RunMetrics(BaseModel):
     error_kinds: dict[str, int]
     """Outcome counts of the scored items that did not pass (``inj_failed``, ``wrong_objective``, kinds)."""
     audited: tuple[GroupMetrics, ...] = ()
-    """Pass@1 against audited labels, per benchmark, where an audit relabelled some items."""
+    """Pass@1 against audited labels, per benchmark the audit covered."""
+    caught: tuple[CaughtFamily, ...] = ()
+    """Families named by any check (see the module docstring), over every scored item."""
+    heatmap: dict[str, dict[str, HeatCell]] = {}
+    """variant -> family -> cell, for every family the variant states or a check named on it."""
+    failures: tuple[ItemFailure, ...] = ()
 
 
 def group(key: str, results: Sequence[ItemResult], seed: int = 0) -> GroupMetrics:
@@ -153,6 +215,70 @@ def family_metrics(results: Iterable[ItemResult]) -> tuple[FamilyMetrics, ...]:
     )
 
 
+def caught_by_item(result: ItemResult) -> dict[str, set[str]]:
+    """family -> the checks that named it on this item (see the module docstring)."""
+    found: dict[str, set[str]] = defaultdict(set)
+    diff_failed = False
+    for entry in result.failed_checks:
+        check, sep, family = entry.partition(":")
+        if not sep:
+            diff_failed = diff_failed or check == DIFF_CHECK
+            continue
+        found[FEASIBLE_PROBE if family == FEASIBLE_CHECK else family].add(check)
+    if diff_failed:
+        for family, checks in found.items():
+            if OPTIMUM_CHECK in checks:
+                checks.add(DIFF_CHECK)
+    return dict(found)
+
+
+def caught_families(results: Iterable[ItemResult]) -> tuple[CaughtFamily, ...]:
+    items: Counter[str] = Counter()
+    by_check: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in results:
+        for family, checks in caught_by_item(r).items():
+            items[family] += 1
+            by_check[family].update(checks)
+    order = sorted(items, key=lambda f: (f == FEASIBLE_PROBE, f))
+    return tuple(CaughtFamily(family=f, items=items[f], by_check=dict(sorted(by_check[f].items()))) for f in order)
+
+
+def stated_families(variant: str | None) -> tuple[str, ...]:
+    """The families a variant's exact model states (none for a variant the registry does not know)."""
+    spec = VARIANTS.get(variant or "")
+    return () if spec is None else tuple(f.value for f in spec.families)
+
+
+def heatmap(results: Iterable[ItemResult]) -> dict[str, dict[str, HeatCell]]:
+    """variant -> family -> (built items, items caught): a family gets a cell where the variant states
+    it, where its items had probes of it, or where a check named it; the rest is left blank."""
+    built: Counter[str] = Counter()
+    caught: dict[str, Counter[str]] = defaultdict(Counter)
+    applies: dict[str, set[str]] = defaultdict(set)
+    for r in results:
+        if not r.build:
+            continue
+        variant = r.variant or "unknown"
+        built[variant] += 1
+        applies[variant].update(stated_families(r.variant))
+        applies[variant].update(p.family or FEASIBLE_PROBE for p in r.probes)
+        for family in caught_by_item(r):
+            caught[variant][family] += 1
+            applies[variant].add(family)
+    return {v: {f: HeatCell(built=built[v], caught=caught[v][f]) for f in sorted(applies[v])}
+            for v in sorted(built) if applies[v]}
+
+
+def item_failures(results: Iterable[ItemResult]) -> tuple[ItemFailure, ...]:
+    out = []
+    for r in results:
+        if r.outcome == PASS:
+            continue
+        out.append(ItemFailure(item_id=r.item_id, benchmark=r.benchmark.value, variant=r.variant, outcome=r.outcome,
+                               checks=r.failed_checks, families=tuple(sorted(caught_by_item(r)))))
+    return tuple(sorted(out, key=lambda f: (f.benchmark, f.item_id)))
+
+
 def with_audited_labels(results: Sequence[ItemResult], audited: Mapping[str, float], tolerance: float) -> list[ItemResult]:
     """The same results judged against audited reference values where an audit gave one."""
     out = []
@@ -168,8 +294,12 @@ def with_audited_labels(results: Sequence[ItemResult], audited: Mapping[str, flo
 
 
 def compute(
-    label: str, results: Sequence[ItemResult], *, audited: Mapping[str, float] | None = None, tolerance: float = 1e-3
+    label: str, results: Sequence[ItemResult], *, audited: Mapping[str, float] | None = None, tolerance: float = 1e-3,
+    audit_covered: set[str] | None = None,
 ) -> RunMetrics:
+    """Every metric of a run. ``audited``: item id -> audited label (flagged items); ``audit_covered``:
+    every item the audit looked at, so Pass@1 against audited labels is given only for the benchmarks
+    the audit covered (default: those holding a relabelled item)."""
     done = [r for r in results if r.status is ItemStatus.SCORED]
     skipped = [r for r in results if r.status is ItemStatus.UNSCORED]
     by_variant: dict[str, list[ItemResult]] = defaultdict(list)
@@ -177,7 +307,9 @@ def compute(
         by_variant[r.variant or "unknown"].append(r)
     audited_groups: tuple[GroupMetrics, ...] = ()
     if audited:
-        relabelled = with_audited_labels(done, audited, tolerance)
+        covered = audit_covered if audit_covered is not None else set(audited)
+        benchmarks = {r.benchmark for r in done if r.item_id in covered}
+        relabelled = with_audited_labels([r for r in done if r.benchmark in benchmarks], audited, tolerance)
         audited_groups = _grouped(relabelled, lambda r: r.benchmark.value)
     return RunMetrics(
         label=label,
@@ -192,6 +324,9 @@ def compute(
         family_by_variant={v: family_metrics(rs) for v, rs in sorted(by_variant.items())},
         error_kinds=dict(Counter(r.outcome for r in done if r.outcome != PASS).most_common()),
         audited=audited_groups,
+        caught=caught_families(done),
+        heatmap=heatmap(done),
+        failures=item_failures(done),
     )
 
 

@@ -2,8 +2,12 @@
 
 The HTML file embeds its plots as base64 PNGs (matplotlib, Agg backend) and carries no script or
 external link, so it can be mailed, archived or opened offline. Three plots: Pass@1 per benchmark
-with its bootstrap interval (DIFF+INJ beside it), the variant x family heat map of probe pass
-rates, and the error kinds of the items that did not pass.
+with its bootstrap interval (DIFF+INJ beside it; the legend sits outside the axes, never on a bar),
+the variant x family heat map of the items every check caught (INJ, the optimum check, DIFF where
+the plan names the family, any later ``<check>:<family>``), with its blank cells explained, and the
+outcomes of the items that did not pass. The tables say the same in numbers: families caught per
+check, INJ probes per family, a row per failed item with its failed checks and their families, and
+the label audit per source.
 """
 
 from __future__ import annotations
@@ -23,6 +27,13 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from vrpcoder_eval.audit import AuditReport  # noqa: E402
 from vrpcoder_eval.metrics import FEASIBLE_PROBE, Comparison, GroupMetrics, Rate, RunMetrics  # noqa: E402
+
+HEATMAP_NOTE = (
+    "Each cell: the share of the variant's items whose script built on which no check named the family "
+    "(INJ probes, the optimum check, DIFF where the candidate's own plan breaks the family); the text is "
+    "items caught / items built. A blank cell: the variant's exact model has no such rule, none of its items "
+    "had a probe of it and no check named it there, so there was nothing to catch."
+)
 
 METRICS_FILE = "metrics.json"
 MARKDOWN_FILE = "report.md"
@@ -64,24 +75,22 @@ def plot_pass_by_benchmark(metrics: RunMetrics) -> str:
     ax.set_ylim(0, 105)
     ax.set_ylabel("% of items")
     ax.set_title(f"{metrics.label}: Pass@1 per benchmark (95% bootstrap CI)")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
     return _png(fig)
 
 
 def plot_family_heatmap(metrics: RunMetrics) -> str | None:
-    variants = [v for v, rows in metrics.family_by_variant.items() if any(r.judged for r in rows)]
-    families = sorted({r.family for v in variants for r in metrics.family_by_variant[v] if r.judged},
-                      key=lambda f: (f != FEASIBLE_PROBE, f))
+    variants = list(metrics.heatmap)
+    families = sorted({f for cells in metrics.heatmap.values() for f in cells}, key=lambda f: (f == FEASIBLE_PROBE, f))
     if not variants or not families:
         return None
     grid = [[float("nan")] * len(families) for _ in variants]
     counts = [[""] * len(families) for _ in variants]
     for i, v in enumerate(variants):
-        for row in metrics.family_by_variant[v]:
-            if row.judged and row.family in families:
-                j = families.index(row.family)
-                grid[i][j] = 100 * (row.rate or 0.0)
-                counts[i][j] = f"{row.passed}/{row.judged}"
+        for family, cell in metrics.heatmap[v].items():
+            j = families.index(family)
+            grid[i][j] = 100 * (cell.rate if cell.rate is not None else 0.0)
+            counts[i][j] = f"{cell.caught}/{cell.built}"
     fig, ax = plt.subplots(figsize=(1.1 * len(families) + 2.5, 0.42 * len(variants) + 1.6))
     image = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
     ax.set_xticks(range(len(families)), families, rotation=35, ha="right", fontsize=8)
@@ -90,8 +99,8 @@ def plot_family_heatmap(metrics: RunMetrics) -> str | None:
         for j in range(len(families)):
             if counts[i][j]:
                 ax.text(j, i, counts[i][j], ha="center", va="center", fontsize=7)
-    fig.colorbar(image, ax=ax, label="probes answered right (%)")
-    ax.set_title("INJ probe pass rate: variant x constraint family")
+    fig.colorbar(image, ax=ax, label="built items no check caught (%)")
+    ax.set_title("Caught by any check: variant x constraint family (caught / built)")
     return _png(fig)
 
 
@@ -140,8 +149,10 @@ def markdown(metrics: RunMetrics, comparison: Comparison | None = None, audit: A
             lines.append(f"| {g.key} | {rate_text(published[g.key].pass_at_1)} | {rate_text(g.pass_at_1)} |")
         lines.append("")
     lines += ["## Per source", *_group_rows(metrics.sources), "", "## Per variant", *_group_rows(metrics.variants), ""]
+    lines += _caught_lines(metrics)
     lines += [
-        "## Constraint families (INJ probes of items whose script built)",
+        "",
+        "## INJ probes per constraint family (items whose script built)",
         "| family | judged | passed % | false accepts | false rejects | errors | unjudgeable |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -151,11 +162,37 @@ def markdown(metrics: RunMetrics, comparison: Comparison | None = None, audit: A
         )
     lines += ["", "## Outcomes of the items that did not pass", "| outcome | items |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in metrics.error_kinds.items()] or ["| (none) | 0 |"]
+    lines += ["", *_failure_lines(metrics)]
     if comparison is not None:
         lines += ["", *_comparison_lines(comparison)]
     if audit is not None:
         lines += ["", *audit.markdown_lines()]
     return "\n".join(lines) + "\n"
+
+
+def _caught_lines(metrics: RunMetrics) -> list[str]:
+    checks = sorted({c for f in metrics.caught for c in f.by_check})
+    lines = ["## Constraint families caught (every check that names a family)",
+             "Items on which a check named the family: INJ (a probe answered wrong), optimum (the candidate's own "
+             "optimal plan breaks it), diff (a wrong objective whose plan breaks it), and any other check reported "
+             "as check:family. An item caught by several checks counts once in 'items'.", ""]
+    if not metrics.caught:
+        return [*lines, "No check named a family."]
+    lines += ["| family | items caught | " + " | ".join(checks) + " |", "|---|---|" + "---|" * len(checks)]
+    for f in metrics.caught:
+        lines.append(f"| {f.family} | {f.items} | " + " | ".join(str(f.by_check.get(c, 0)) for c in checks) + " |")
+    return lines
+
+
+def _failure_lines(metrics: RunMetrics) -> list[str]:
+    lines = [f"## Failed checks per item ({len(metrics.failures)} items did not pass)"]
+    if not metrics.failures:
+        return lines
+    lines += ["| item | benchmark | variant | outcome | failed checks | families |", "|---|---|---|---|---|---|"]
+    for f in metrics.failures:
+        lines.append(f"| {f.item_id} | {f.benchmark} | {f.variant or 'n/a'} | {f.outcome} | {', '.join(f.checks) or '-'} | "
+                     f"{', '.join(f.families) or '-'} |")
+    return lines
 
 
 def _comparison_lines(c: Comparison) -> list[str]:
@@ -176,6 +213,7 @@ body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#22
 table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:0.9em}
 td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}
 th{background:#f0f0f0} img{max-width:100%;display:block;margin:1em 0} h1{font-size:1.5em}
+figure{margin:0} figcaption{font-size:0.85em;color:#555;max-width:900px}
 """
 
 
@@ -214,13 +252,14 @@ def markdown_to_html(text: str) -> str:
 
 def html_report(metrics: RunMetrics, comparison: Comparison | None = None, audit: AuditReport | None = None) -> str:
     plots = [
-        ("Pass@1 per benchmark", plot_pass_by_benchmark(metrics) if metrics.benchmarks else None),
-        ("Constraint families", plot_family_heatmap(metrics)),
-        ("Error kinds", plot_error_kinds(metrics)),
+        ("Pass@1 per benchmark", plot_pass_by_benchmark(metrics) if metrics.benchmarks else None, ""),
+        ("Constraint families", plot_family_heatmap(metrics), HEATMAP_NOTE),
+        ("Error kinds", plot_error_kinds(metrics), ""),
     ]
     figures = "\n".join(
-        f'<h2>{html.escape(title)}</h2><img alt="{html.escape(title)}" src="data:image/png;base64,{data}">'
-        for title, data in plots if data is not None
+        f'<h2>{html.escape(title)}</h2><figure><img alt="{html.escape(title)}" src="data:image/png;base64,{data}">'
+        + (f"<figcaption>{html.escape(note)}</figcaption>" if note else "") + "</figure>"
+        for title, data, note in plots if data is not None
     )
     title, _, rest = markdown(metrics, comparison, audit).partition("\n")
     return (

@@ -18,6 +18,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 from vrpcoder.instances import Customer, Depot, Instance, Vehicle
@@ -41,9 +42,10 @@ from vrpcoder_eval.results import (
 )
 
 CONFIG_FILE = "run.json"
-RESUMABLE_CHANGES = {"model", "limit", "benchmarks", "label"}
+RESUMABLE_CHANGES = {"model", "limit", "benchmarks", "label", "only"}
 """What may differ when a run folder is resumed: the endpoint's address (the same model served
-elsewhere), how many items and which benchmarks, the report label. Anything else is another run."""
+elsewhere, the same answers file moved), how many items and which benchmarks, the report label.
+Anything else is another run."""
 DIFF_ONLY_KIND = "diff_only"
 REFUSED = frozenset({400, 401, 403, 413, 422})
 """Statuses that say the run itself is wrong (a time limit above the service's cap, a bad token, a
@@ -70,6 +72,8 @@ class RunConfig(BaseModel):
     """At most this many items per benchmark (smoke runs)."""
     label: str | None = None
     """A name for reports (e.g. the model's), defaults to ``model_name``."""
+    only: tuple[str, ...] | None = None
+    """Only these item ids (``eval score --missing skip``: the answered ones); None: every item."""
 
     @property
     def display_name(self) -> str:
@@ -123,13 +127,51 @@ class _Pending:
     completion: Completion
 
 
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What a candidate answered for one item: the completion, and the script in it (None: no code)."""
+
+    completion: Completion
+    code: str | None
+
+
+class AnswerSource(Protocol):
+    """Where a run's answers come from: a model asked now (``eval run``), or answers a researcher
+    already has (``eval score``: a file of completions, a folder of scripts). Raises
+    ``GenerationError`` when an item cannot be answered now (it is left unscored and retried)."""
+
+    async def answer(self, item: BenchmarkItem) -> Answer: ...
+
+    def changed(self, item: BenchmarkItem, recorded_code: str | None) -> bool:
+        """Whether a scored item's answer differs now from the code its result recorded (then a resumed
+        run scores it again)."""
+        ...
+
+
+@dataclass(frozen=True)
+class ModelAnswers:
+    """Ask the model with the run's system prompt and decoding; the code is the completion's code block."""
+
+    generator: Generator
+    prompt: SystemPrompt
+    decoding: DecodingConfig
+
+    async def answer(self, item: BenchmarkItem) -> Answer:
+        completion = await self.generator.complete(messages_for(item, self.prompt), self.decoding)
+        return Answer(completion, extract_code(completion.text))
+
+    def changed(self, item: BenchmarkItem, recorded_code: str | None) -> bool:
+        """Never: greedy completions are cached, so a resumed run would get the same answer."""
+        return False
+
+
 @dataclass
 class Runner:
     """Runs one configuration into one run folder."""
 
     config: RunConfig
     run_dir: Path
-    generator: Generator
+    generator: Generator | None
     verifier: AsyncVerifierClient
     prompt: SystemPrompt
     concurrency: int = 8
@@ -137,6 +179,16 @@ class Runner:
     verify_in_flight: int = 4
     progress: RunProgress = field(default_factory=RunProgress)
     warnings: list[str] = field(default_factory=list)
+    source: AnswerSource | None = None
+    """Where answers come from; None: ask ``generator`` (the model) with ``prompt``."""
+
+    @property
+    def answers(self) -> AnswerSource:
+        if self.source is not None:
+            return self.source
+        if self.generator is None:
+            raise ValueError("a run needs a model (generator) or recorded answers (source)")
+        return ModelAnswers(self.generator, self.prompt, self.config.decoding)
 
     @property
     def results_path(self) -> Path:
@@ -160,11 +212,16 @@ class Runner:
         for name in self.config.benchmarks:
             items = store.items(name)
             chosen += items if self.config.limit is None else items[: self.config.limit]
+        if self.config.only is not None:
+            keep = set(self.config.only)
+            chosen = [i for i in chosen if i.id in keep]
         return chosen
 
     def todo(self, items: Sequence[BenchmarkItem]) -> list[BenchmarkItem]:
         done, _ = read_results(self.results_path)
-        return [i for i in items if i.id not in done or done[i.id].status is not ItemStatus.SCORED]
+        answers = self.answers
+        return [i for i in items if i.id not in done or done[i.id].status is not ItemStatus.SCORED
+                or answers.changed(i, done[i.id].code)]
 
     def _sample(self, item: BenchmarkItem) -> Sample:
         if item.sample_id is None:
@@ -188,16 +245,18 @@ class Runner:
         consumer = asyncio.create_task(self._verify_loop(queue, written))
         semaphore = asyncio.Semaphore(max(1, self.concurrency))
 
+        answers = self.answers
+
         async def ask(item: BenchmarkItem) -> None:
             async with semaphore:
                 try:
-                    completion = await self.generator.complete(messages_for(item, self.prompt), self.config.decoding)
+                    answer = await answers.answer(item)
                 except GenerationError as exc:
                     self._write([unscored(item, "generation_failed", str(exc))], written)
                     self.progress.bump(generated=1, unscored=1)
                     return
             self.progress.bump(generated=1)
-            code = extract_code(completion.text)
+            completion, code = answer.completion, answer.code
             if code is None:
                 self._write([no_code(item, completion.finish_reason, completion.completion_tokens)], written)
                 self.progress.bump(verified=1)

@@ -298,3 +298,39 @@ def purge(settings: Settings) -> None:
         return
     finally:
         client.close()
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (make or docker stopping a command) unwinds like Ctrl-C, so a stack a command started
+    goes down with it (outside the main thread signals are left alone)."""
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def private_stack(*, workers: int = 2, log_dir: Path | None = None, **overrides: object) -> Iterator[LocalStack]:
+    """A private ``redis-server``, the API and ``workers`` workers for as long as the block runs, for a
+    command that needs the service and was given none (``vrpcoder eval run``/``score``/``audit``).
+    Everything is stopped and the throw-away Redis removed afterwards, on Ctrl-C and SIGTERM too.
+    ``overrides`` go to :func:`stack_settings` (``executor``, ``allow_unsandboxed``, time limits)."""
+    server = RedisServer()
+    try:
+        with sigterm_as_interrupt():
+            server.start()
+            settings = stack_settings(server.url, **overrides)
+            with LocalStack(settings, workers=workers, log_dir=log_dir) as stack:
+                yield stack
+    finally:
+        server.close()
