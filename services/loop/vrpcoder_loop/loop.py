@@ -22,11 +22,9 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import os
-import signal
 import time
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -491,24 +489,6 @@ def run_stage(loop: Loop, stage: str) -> dict[str, Any]:
     return figures
 
 
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM (make being killed, docker stop) tears the stack down as Ctrl-C does."""
-
-    def interrupt(_signum: int, _frame: object) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def run_loop(settings: LoopSettings, out: Path, *, console: Console | None = None, quiet: bool = False,
              on_stage: Callable[[str, StageRecord, bool], None] | None = None) -> dict[str, Any]:
     """Run every stage not yet done in ``out`` and return the summary (also written to summary.json)."""
@@ -518,7 +498,9 @@ def run_loop(settings: LoopSettings, out: Path, *, console: Console | None = Non
     stack = LazyStack(workers=settings.workers, log_dir=paths.logs, max_time_limit=settings.time_limit)
     loop = Loop(settings, paths, console, stack, quiet)
     records: dict[str, StageRecord] = {}
-    with _sigterm_as_interrupt():
+    from vrpcoder_verifier.stack import sigterm_as_interrupt
+
+    with sigterm_as_interrupt():
         try:
             for index, stage in enumerate(STAGES, start=1):
                 marker = paths.marker(stage)

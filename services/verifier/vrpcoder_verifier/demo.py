@@ -9,12 +9,9 @@ mutant is caught when some sample's verdict fails. Nothing may end in an infrast
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +28,7 @@ from vrpcoder.variants import VARIANTS
 from vrpcoder_client.client import VerifierClient, VerifierError
 from vrpcoder_verifier.health import sandbox_report
 from vrpcoder_verifier.schemas import VerifyOptions, VerifyResult
-from vrpcoder_verifier.stack import LocalStack, StackError, local_redis, purge, stack_settings
+from vrpcoder_verifier.stack import LocalStack, StackError, local_redis, purge, sigterm_as_interrupt, stack_settings
 
 console = Console(stderr=True)
 
@@ -142,20 +139,6 @@ def _build_samples(seed: int, time_limit: float, progress: bool) -> dict[str, li
     return built
 
 
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM (docker stop, make being killed) shuts the stack down like Ctrl-C does."""
-
-    def interrupt(_signum: int, _frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def run_demo(
     *, workers: int = 2, mutants: int = 2, seed: int = 0, time_limit: float = 30.0, no_sandbox: bool = False,
     progress: bool = True,
@@ -171,7 +154,7 @@ def run_demo(
         console.print(f"[yellow]no sample could be built for: {', '.join(missing)}[/]")
     rows: list[DemoRow] = []
     log_dir = Path(os.environ.get("VRPCODER_DEMO_LOGS") or tempfile.mkdtemp(prefix="vrpcoder-demo-"))
-    with _sigterm_as_interrupt(), local_redis() as redis_url:
+    with sigterm_as_interrupt(), local_redis() as redis_url:
         settings = stack_settings(
             redis_url,
             executor="in-process" if no_sandbox else "auto",
