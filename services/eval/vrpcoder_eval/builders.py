@@ -249,6 +249,51 @@ def build_b3(
     return BuildResult(items, discards)
 
 
+@dataclass(frozen=True, slots=True)
+class BuildRequest:
+    """What ``vrpcoder eval build`` asks of the builders (one record, whichever benchmarks it names)."""
+
+    store: BenchmarkDir
+    writer: StatementWriter
+    b1_size: int = B1_DEFAULT_SIZE
+    b2_size: int = B2_DEFAULT_SIZE
+    library_dir: Path = Path("tests/data/instances")
+    b3_sizes: Sequence[int] = B3_SIZES
+    b3_limit: int | None = None
+    seed_start: int = EVAL_SEED_OFFSET
+    time_limit: float = 60.0
+    variants: Sequence[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Builder:
+    """How one benchmark is built from a request, and how many grid points its progress bar counts
+    (None: the number of library files is known only while building)."""
+
+    build: Callable[[BuildRequest, Progress], BuildResult]
+    total: Callable[[BuildRequest], int | None]
+
+
+BUILDERS: dict[BenchmarkName, Builder] = {
+    BenchmarkName.B1: Builder(
+        lambda r, tick: build_b1(r.store, r.writer, r.b1_size, seed_start=r.seed_start, time_limit=r.time_limit,
+                                 progress=tick, variants=r.variants),
+        lambda r: r.b1_size,
+    ),
+    BenchmarkName.B2: Builder(
+        lambda r, tick: build_b2(r.store, r.writer, r.b2_size, seed_start=r.seed_start, time_limit=r.time_limit,
+                                 progress=tick, variants=r.variants),
+        lambda r: r.b2_size,
+    ),
+    BenchmarkName.B3: Builder(
+        lambda r, tick: build_b3(r.store, r.writer, r.library_dir, sizes=r.b3_sizes, time_limit=r.time_limit,
+                                 limit=r.b3_limit, progress=tick),
+        lambda r: None,
+    ),
+}
+"""The benchmarks built from our own data (benchmark 4 is read from the user's files instead)."""
+
+
 SMALLER_FLEETS = (None, 2, 1)
 """Fleets tried in turn (None: the file's; else vehicles in total, per depot for multi-depot files):
 a library fleet can make the gold model too large for the size-limited licence (Cordeau p01 has

@@ -104,7 +104,7 @@ def build(
     B4 keeps the routing problems of the files; every record it drops is listed with its id and
     reason in manifest.json (and the JSON output). A record's ``instance`` is stored under
     instances/ for the label audit."""
-    from vrpcoder_eval.builders import build_b1, build_b2, build_b3
+    from vrpcoder_eval.builders import BUILDERS, BuildRequest
     from vrpcoder_eval.external import ExternalFormat, read_external
     from vrpcoder_eval.prompts import prompt_ref
     from vrpcoder_eval.statements import default_writer
@@ -125,23 +125,18 @@ def build(
     except ValueError as exc:
         raise _fail(str(exc)) from None
     store = BenchmarkDir(out)
+    request = BuildRequest(store, writer, b1_size=b1_size, b2_size=b2_size, library_dir=library_dir, b3_sizes=sizes,
+                           b3_limit=b3_limit, seed_start=seed_start, time_limit=time_limit, variants=variants)
     summary: dict[str, object] = {"folder": str(out), "benchmarks": {}}
     problems: list[str] = []
     with json_only(as_json), _progress(as_json) as bar:
         for name in names:
-            if name is BenchmarkName.B4:
+            builder = BUILDERS.get(name)
+            if builder is None:
                 continue
-            total = {BenchmarkName.B1: b1_size, BenchmarkName.B2: b2_size}.get(name)
-            task = bar.add_task(f"building {name.value}", total=total)
+            task = bar.add_task(f"building {name.value}", total=builder.total(request))
             tick = lambda n, t=task: bar.advance(t, n)  # noqa: E731 - a progress callback
-            if name is BenchmarkName.B1:
-                result = build_b1(store, writer, b1_size, seed_start=seed_start, time_limit=time_limit, progress=tick,
-                                  variants=variants)
-            elif name is BenchmarkName.B2:
-                result = build_b2(store, writer, b2_size, seed_start=seed_start, time_limit=time_limit, progress=tick,
-                                  variants=variants)
-            else:
-                result = build_b3(store, writer, library_dir, sizes=sizes, time_limit=time_limit, limit=b3_limit, progress=tick)
+            result = builder.build(request, tick)
             bar.update(task, completed=len(result.items), total=len(result.items))
             store.write(name, result.items)
             summary["benchmarks"][name.value] = {  # type: ignore[index]
