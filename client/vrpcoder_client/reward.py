@@ -23,11 +23,16 @@ Two kinds of failure are kept apart, because they call for opposite reactions:
 - A *configuration or contract* error (no URL, a wrong token, an unknown sample id, a request the
   service refuses as invalid) raises ``VerifierError`` at once: training must not go on without a
   signal.
-- A *transient infrastructure* failure (connection refused, 5xx, 503 while Redis restarts, after the
-  client's retries; a job lost with its worker; an infrastructure verdict) gives ``None`` for the
+- A *transient infrastructure* failure (the service unreachable or answering 5xx after the
+  client's retries, which ride out a restart of the API or of Redis; a job lost with its worker or
+  its Redis; an infrastructure verdict; a time budget too small to decide) gives ``None`` for the
   completions concerned, which TRL treats as "no reward" and leaves out of the advantage, instead
   of a silent 0 that would punish the model for our outage. Every ``None`` is logged and counted in
-  the function's ``stats``.
+  the function's ``stats`` by its reason (``NoneReason``).
+
+Samples: a ``sample_id`` column works best with samples the same client registered first
+(``client.register_sample``): the client keeps them, so when the service answers that one is not
+registered (a Redis restarted without its data), it registers them again and repeats the call.
 """
 
 from __future__ import annotations
@@ -44,8 +49,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from vrpcoder_client.client import SampleRef, VerifierClient, VerifierError, VerifierUnavailable
+from vrpcoder_client.client import SampleRef, VerifierClient, VerifierError, VerifierHTTPError, VerifierUnavailable
 from vrpcoder_client.schemas import JobState, VerifyOptions, VerifyResult
+from vrpcoder_client.verdicts import ErrorKind
 
 NO_CODE_REWARD = 0.0
 
@@ -80,13 +86,21 @@ class NoneReason:
     """Why a completion got ``None`` (the keys of ``RewardStats.none_by_reason``)."""
 
     UNAVAILABLE = "service_unavailable"
-    """The service could not be reached or answered 5xx/503 after the client's retries."""
+    """The service could not be reached, or answered 502/503/504/429, after the client's retries."""
+    SERVER_ERROR = "server_error"
+    """The service answered another 5xx (a fault of ours, not of the completions)."""
     JOB_FAILED = "job_failed"
-    """The job ended without a verdict (its worker died with no retry left)."""
+    """The job ended without a verdict (its worker died with no retry left, its batch could not be read)."""
+    JOB_LOST = "job_lost"
+    """The service lost the job (its Redis lost the data) and lost it again when submitted once more."""
     PENDING = "still_pending"
     """The verdict did not arrive within the client's poll timeout."""
     INFRASTRUCTURE = "infrastructure_verdict"
-    """The verdict itself says the fault was ours (infrastructure, or the licence's size limit)."""
+    """The verdict itself says the fault was ours."""
+    TIME_BUDGET = ErrorKind.TIME_BUDGET.value
+    """The candidate's solve ran out of the job's time limit before it could be judged (raise ``time_limit``)."""
+    SIZE_LIMITED_LICENCE = ErrorKind.SIZE_LIMITED_LICENCE.value
+    """The model exceeds the size-limited Gurobi licence: not the candidate's fault."""
 
 
 @dataclass
@@ -167,9 +181,14 @@ def _references(count: int, sample_id: Sequence[str] | str | None, samples: Any 
 def _none_reason(result: VerifyResult) -> str | None:
     if result.state is JobState.FAILED:
         return NoneReason.JOB_FAILED
+    if result.state is JobState.LOST:
+        return NoneReason.JOB_LOST
     if not result.done:
         return NoneReason.PENDING
     if result.reward is None:
+        error = result.verdict.error if result.verdict is not None else None
+        if error is not None and error.kind is not ErrorKind.INFRASTRUCTURE:
+            return error.kind.value
         return NoneReason.INFRASTRUCTURE
     return None
 
@@ -195,6 +214,11 @@ def score_completions(
         except VerifierUnavailable as exc:
             none[NoneReason.UNAVAILABLE] += len(wanted)
             logger.warning("verifier unavailable: %d completions get no reward (%s)", len(wanted), exc)
+        except VerifierHTTPError as exc:
+            if exc.status < 500:
+                raise
+            none[NoneReason.SERVER_ERROR] += len(wanted)
+            logger.warning("verifier failed (HTTP %d): %d completions get no reward (%s)", exc.status, len(wanted), exc)
         else:
             for index, result in zip(wanted, results, strict=True):
                 per_completion[index] = result

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
+from vrpcoder_client.numbers import FiniteFloat, NonNegativeFloat
 from vrpcoder_client.verdicts import RewardWeights, Verdict
 
 SAMPLE_ID_PATTERN = r"^[0-9a-f]{64}$"
@@ -40,7 +41,7 @@ class VerifyOptions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    time_limit: float | None = Field(
+    time_limit: FiniteFloat | None = Field(
         default=None,
         gt=0.0,
         description=(
@@ -52,7 +53,7 @@ class VerifyOptions(BaseModel):
     )
     """Gurobi time limit per solve in seconds; None takes the service default, larger values are refused.
     The service derives the job's wall limit from it (see the description)."""
-    diff_tolerance: float = Field(default=1e-3, ge=0.0)
+    diff_tolerance: NonNegativeFloat = 1e-3
     weights: RewardWeights = RewardWeights()
 
 
@@ -63,7 +64,7 @@ class VerifyRequest(BaseModel):
     sample: JsonObject | None = None
     sample_id: str | None = Field(default=None, pattern=SAMPLE_ID_PATTERN)
     options: VerifyOptions = VerifyOptions()
-    wait: float | None = Field(default=None, ge=0.0)
+    wait: NonNegativeFloat | None = None
     """Seconds to hold the request for a verdict before answering 202 with a job id."""
 
     @model_validator(mode="after")
@@ -96,7 +97,7 @@ class BatchRequest(BaseModel):
     items: tuple[BatchItem, ...] = Field(min_length=1)
     samples: tuple[JsonObject, ...] = ()
     options: VerifyOptions = VerifyOptions()
-    wait: float | None = Field(default=None, ge=0.0)
+    wait: NonNegativeFloat | None = None
 
     @model_validator(mode="after")
     def _indices_in_range(self) -> BatchRequest:
@@ -114,6 +115,9 @@ class JobState(StrEnum):
     FINISHED = "finished"
     FAILED = "failed"
     """The job ended without a verdict (its worker died and no retry was left, or it timed out)."""
+    LOST = "lost"
+    """The service has no trace of the job any more (a Redis that lost its data): nothing will
+    come of waiting; submit the candidate again."""
 
 
 class VerifyResult(BaseModel):
@@ -134,7 +138,7 @@ class VerifyResult(BaseModel):
 
     @property
     def done(self) -> bool:
-        return self.state in (JobState.FINISHED, JobState.FAILED)
+        return self.state in (JobState.FINISHED, JobState.FAILED, JobState.LOST)
 
 
 def cached_result_json(verdict_json: bytes, reward: float | None) -> bytes:
@@ -203,4 +207,7 @@ class ReadyReport(BaseModel):
     licence: str
     """``full``, ``size-limited``, ``unavailable: ...`` or ``checking`` (start-up probe still running)."""
     queue_depth: int | None
+    """Items waiting for a worker (taken items not included); None when Redis did not answer."""
     workers: tuple[WorkerReport, ...]
+    draining: bool = False
+    """The process is shutting down (SIGTERM): it takes no new request, so it is not ready."""

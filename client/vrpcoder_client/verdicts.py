@@ -14,6 +14,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, computed_field
 
+from vrpcoder_client.numbers import NonNegativeFloat
+
 
 class Family(StrEnum):
     """A constraint family of the VRP variants (feasibility rules only; objective terms are not families).
@@ -100,12 +102,19 @@ class ErrorKind(StrEnum):
     SOLVER_STATUS = "solver_status"
     SANDBOX_VIOLATION = "sandbox_violation"
     INFRASTRUCTURE = "infrastructure"
+    TIME_BUDGET = "time_budget"
+    """The candidate's solve stopped on the job's time limit while its bound still admitted the
+    reference (or before any solution): the budget was too small to tell, not the model wrong."""
+    UNBOUNDED = "unbounded"
+    """The candidate's model is unbounded (Gurobi's ``unbounded``/``inf_or_unbd``, or an infinite
+    objective such as -1e+30): some rule that bounds the objective is missing."""
 
     @property
     def is_candidate_fault(self) -> bool:
-        """False for faults that say nothing about the candidate: ours, and our licence's size
-        limit (a correct but larger formulation must not be scored zero for it)."""
-        return self not in {ErrorKind.INFRASTRUCTURE, ErrorKind.SIZE_LIMITED_LICENCE}
+        """False for faults that say nothing about the candidate: ours, our licence's size limit
+        (a correct but larger formulation must not be scored zero for it), and a time budget too
+        small to decide (reward noise that would punish correct code)."""
+        return self not in {ErrorKind.INFRASTRUCTURE, ErrorKind.SIZE_LIMITED_LICENCE, ErrorKind.TIME_BUDGET}
 
 
 class VerificationError(BaseModel):
@@ -127,14 +136,14 @@ class RewardWeights(BaseModel):
     optimum check adds no weight of its own, and the paper's three weights keep their meaning.
     ``optimum_gates_diff=False`` gives the paper's reward exactly (the optimum check is then only
     reported). The no-injection ablation is ``RewardWeights(inj=0.0)``: the same verdicts, another
-    reward.
+    reward. Weights are finite and non-negative: a negative one would pay for failing a check.
     """
 
     model_config = ConfigDict(frozen=True)
 
-    build: float = 0.2
-    diff: float = 0.5
-    inj: float = 0.3
+    build: NonNegativeFloat = 0.2
+    diff: NonNegativeFloat = 0.5
+    inj: NonNegativeFloat = 0.3
     optimum_gates_diff: bool = True
 
 

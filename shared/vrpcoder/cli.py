@@ -506,22 +506,26 @@ def verify_command(
 
     The candidate runs in the verifier service's bubblewrap sandbox (no network, read-only system,
     limits on time, memory, processes, files and output); without a usable sandbox the command
-    refuses unless --no-sandbox is given. Exit status: 0 passed, 1 rejected, 2 bad input, 3 no
-    answer (no reward: an infrastructure fault or the licence's size limit)."""
+    refuses unless --no-sandbox is given. It follows the service's own policy, read from the same
+    VRPCODER_VERIFIER_* settings: the job's wall limit is job_build_seconds + time_limit * (probes + 2)
+    + job_grace_seconds (at most sandbox_wall_seconds), and a script that is not valid UTF-8 is
+    judged as the candidate's syntax error, so the command and the API give the same verdict.
+    Exit status: 0 passed, 1 rejected, 2 bad input, 3 no answer (no reward: an infrastructure
+    fault, the licence's size limit, or a time limit too small to decide)."""
     from vrpcoder.io import read_record
     from vrpcoder.samples import Sample
-    from vrpcoder.verification import VerifyConfig, verify
+    from vrpcoder.verification import VerifyConfig
 
     try:
         sample = read_record(sample_file, Sample)
-        code = candidate.read_text()
+        code = candidate.read_bytes().decode("utf-8", "surrogateescape")  # bytes that are not UTF-8 stay the script's
     except ValueError as exc:
         fail(str(exc))
     except OSError as exc:
         fail(f"{candidate}: cannot read ({exc.strerror})")
     config = VerifyConfig(time_limit=time_limit, diff_tolerance=diff_tolerance)
     with json_only(as_json):
-        verdict = verify(code, sample, config) if no_sandbox else _sandboxed_verify(code, sample, config)
+        verdict = _verify_as_the_service(code, sample, config, no_sandbox=no_sandbox)
     if as_json:
         print(verdict.model_dump_json(indent=2))
     else:
@@ -614,19 +618,33 @@ def mutants_command(
     )
 
 
-def _sandboxed_verify(code: str, sample: Sample, config: VerifyConfig) -> Verdict:
-    """Verify through the verifier service's sandbox; a clear error when none can be had."""
+def _verify_as_the_service(code: str, sample: Sample, config: VerifyConfig, *, no_sandbox: bool) -> Verdict:
+    """Verify under the verifier service's policy (``vrpcoder_verifier.executors.verify_candidate``,
+    what every worker runs): the same verdict, wall limit and messages as the API gives."""
     try:
-        from vrpcoder_verifier.sandbox import SandboxExecutor, SandboxPolicy, SandboxUnavailable
+        from vrpcoder_verifier.executors import NoSandboxError, build_executor, verify_candidate
+        from vrpcoder_verifier.settings import ExecutorKind, Settings
     except ModuleNotFoundError:
+        if no_sandbox:
+            from vrpcoder.verification import verify
+
+            return verify(code, sample, config)
         fail("the sandbox needs the verifier service package (make install); or pass --no-sandbox")
-    budget = config.time_limit * (2 + len(sample.probes)) + 30  # one solve per probe, plus the build
-    policy = SandboxPolicy(wall_seconds=budget, cpu_seconds=int(budget))
+    kind = ExecutorKind.IN_PROCESS if no_sandbox else ExecutorKind.SANDBOX
     try:
-        with SandboxExecutor(policy) as executor:
-            return executor.verify(code, sample, config)
-    except SandboxUnavailable as exc:
+        settings = Settings(executor=kind, sandboxes=1, check_licence=False)
+    except ValueError as exc:
+        fail(f"the VRPCODER_VERIFIER_* settings are invalid: {exc}")
+    try:
+        executor = build_executor(settings)
+    except (NoSandboxError, RuntimeError) as exc:
         fail(f"no sandbox available ({exc}); pass --no-sandbox to run trusted code unsandboxed")
+    try:
+        return verify_candidate(executor, settings, code, sample, config).verdict
+    finally:
+        close = getattr(executor, "close", None)
+        if callable(close):
+            close()
 
 
 def _register_service_commands() -> None:

@@ -8,6 +8,7 @@ variable, ...) scores what it earned; an ``infrastructure`` fault is ours and ca
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Sequence
@@ -176,12 +177,10 @@ def verify_built(built: BuiltCandidate, sample: Sample, config: VerifyConfig, *,
     Order matters: the candidate's solve is continued first where its gap still admits the
     reference (DIFF then judges the final objective), its optimal ``x`` is read next, and INJ,
     which resets the model after every query, comes last."""
-    outcome = built.outcome
-    error: VerificationError | None = None
-    if not outcome.has_solution:
-        error = VerificationError(kind=ErrorKind.SOLVER_STATUS, detail=f"candidate solve ended {outcome.status} without a solution")
     diff_check, outcome = _decide_diff(built, sample.reference_objective, config, isolate)
     diff = outcome.objective is not None and abs(outcome.objective - sample.reference_objective) <= config.diff_tolerance
+    spent = (diff_check is not None and diff_check.continued) or budget_spent(config, built.build_seconds)
+    error = None if diff else solve_error(outcome, spent, sample.reference_objective, config.diff_tolerance)
     probes: list[ProbeResult] = []
     notes: list[str] = []
     optimum: OptimumCheck | None = None
@@ -230,24 +229,26 @@ def _decide_diff(
     built: BuiltCandidate, reference: float, config: VerifyConfig, isolate: Isolate
 ) -> tuple[DiffCheck | None, Outcome]:
     """DIFF's record, and the outcome DIFF judges: the candidate's own, or, where its solve stopped
-    at a gap whose bound still admits the reference, the outcome of that solve continued with the
-    gap closed within what is left of the job's time limit."""
+    at a gap whose bound still admits the reference (or on the time limit before any solution),
+    the outcome of that solve continued with the gap closed within what is left of the job's time
+    limit. The record is None only for a solve that ended without a solution for another reason."""
     first = built.outcome
-    if not first.has_solution:
+    unsolved = not first.has_solution and first.status == _TIME_LIMIT
+    if not first.has_solution and not unsolved:
         return None, first
     record = DiffCheck(
         objective=first.objective, bound=first.bound, gap=first.gap, tolerance=config.diff_tolerance,
         final_objective=first.objective, final_bound=first.bound, final_status=first.status,
     )
     left = config.time_limit - built.build_seconds
-    if not bound_admits(first, reference, config.diff_tolerance) or left < _MIN_CONTINUATION_SECONDS:
+    if not (unsolved or bound_admits(first, reference, config.diff_tolerance)) or budget_spent(config, built.build_seconds):
         return record, first
     started = time.perf_counter()
     try:
         final = isolate(continue_solve, built.model, built.callback, left, config.threads)
     except gp.GurobiError:
         return record, first  # the continued solve failed: DIFF judges what the candidate reached
-    final = final if final.has_solution else first
+    final = final if final.has_solution or unsolved else first
     return record.model_copy(
         update={
             "continued": True, "final_objective": final.objective, "final_bound": final.bound,
@@ -257,6 +258,49 @@ def _decide_diff(
 
 
 _MIN_CONTINUATION_SECONDS = 0.5
+_TIME_LIMIT = "time_limit"
+_UNBOUNDED_STATUSES = frozenset({"unbounded", "inf_or_unbd"})
+INFINITE_OBJECTIVE = 1e30
+"""Gurobi reports the objective of an unbounded model as +-1e+30 (or infinity): no value at all."""
+
+
+def budget_spent(config: VerifyConfig, build_seconds: float) -> bool:
+    """Whether the candidate's build and solve left too little of the time limit to continue its solve."""
+    return config.time_limit - build_seconds < _MIN_CONTINUATION_SECONDS
+
+
+def solve_error(outcome: Outcome, spent: bool, reference: float, tolerance: float) -> VerificationError | None:
+    """Why the solve DIFF judged gives no objective to compare, when DIFF failed:
+
+    - ``unbounded``: Gurobi's status says so, or the objective is infinite (-1e+30): a rule that
+      bounds the objective is missing. The candidate's fault: it keeps what it earned otherwise.
+    - ``time_budget``: the job's time limit is ``spent`` (the solve was continued with the gap
+      closed for what was left of it, or nothing was left) and the solve stopped on it with a
+      bound that still admits the reference, or with no solution at all. The budget was too small
+      to tell: no reward, since reward noise would punish correct code; raise ``time_limit``.
+      A candidate that lowers its own time limit gets its solve continued under ours first.
+    - ``solver_status``: no solution for another reason (infeasible, interrupted, ...).
+    """
+    infinite = outcome.objective is not None and not abs(outcome.objective) < INFINITE_OBJECTIVE
+    if outcome.status in _UNBOUNDED_STATUSES or infinite:
+        return VerificationError(
+            kind=ErrorKind.UNBOUNDED,
+            detail=f"the model is unbounded (status {outcome.status}, objective {outcome.objective}): "
+            "a rule that bounds the objective is missing",
+        )
+    unproven = outcome.bound is None or not math.isfinite(outcome.bound)  # no bound excludes anything
+    if outcome.status == _TIME_LIMIT and spent and (
+        not outcome.has_solution or unproven or bound_admits(outcome, reference, tolerance)
+    ):
+        found = "no solution" if not outcome.has_solution else f"objective {outcome.objective}, bound {outcome.bound}"
+        return VerificationError(
+            kind=ErrorKind.TIME_BUDGET,
+            detail=f"the candidate's solve stopped on the time limit ({found}) while the reference {reference} was still "
+            "possible: the budget was too small to decide (raise time_limit)",
+        )
+    if not outcome.has_solution:
+        return VerificationError(kind=ErrorKind.SOLVER_STATUS, detail=f"candidate solve ended {outcome.status} without a solution")
+    return None
 
 
 def _check_own_optimum(built: BuiltCandidate, instance: Instance, xvar: RoutingVariable, node_map: NodeMap) -> OptimumCheck:

@@ -387,3 +387,111 @@ def test_a_verdict_fetched_through_get_job_after_a_202_is_counted_once(
     for _ in range(3):
         assert client.job(response.json()["job_id"]).state is JobState.FINISHED
     assert _counter(stack, "verifier_verdicts_total", passed) == before + 1
+
+
+ZEROS = "0" * 64
+NON_FINITE_BODIES = [
+    ("/v1/verify", '{"candidate": "x", "sample_id": "%s", "options": {"time_limit": NaN}}' % ZEROS,
+     ["body", "options", "time_limit"]),
+    ("/v1/verify", '{"candidate": "x", "sample_id": "%s", "options": {"diff_tolerance": Infinity}}' % ZEROS,
+     ["body", "options", "diff_tolerance"]),
+    ("/v1/verify", '{"candidate": "x", "sample_id": "%s", "options": {"weights": {"build": NaN}}}' % ZEROS,
+     ["body", "options", "weights", "build"]),
+    ("/v1/verify", '{"candidate": "x", "sample_id": "%s", "wait": 1e999}' % ZEROS, ["body", "wait"]),
+    ("/v1/verify/batch", '{"items": [{"candidate": "x", "sample_id": "%s"}], "options": {"weights": {"inj": -Infinity}}}' % ZEROS,
+     ["body", "options", "weights", "inj"]),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "loc"), NON_FINITE_BODIES,
+                         ids=["time-limit-nan", "tolerance-inf", "weight-nan", "wait-1e999", "batch-weight-minus-inf"])
+def test_non_finite_numbers_are_refused_with_422_at_their_field(stack: LocalStack, path: str, body: str, loc: list[str]) -> None:
+    """JSON's NaN/Infinity once reached the workers as a configuration no drain could read (and a
+    NaN time limit answered 500: the 422 could not encode its own input)."""
+    response = httpx.post(f"{stack.base_url}{path}", content=body,
+                          headers={**_auth(stack), "Content-Type": "application/json"}, timeout=30)
+    assert response.status_code == 422, response.text
+    errors = response.json()["detail"]
+    assert any(e["loc"] == loc and e["type"] == "finite_number" for e in errors), errors
+
+
+def _sample_json_with(sample: Sample, old: str, new: str) -> str:
+    text = sample.model_dump_json()
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+def test_a_non_finite_number_in_a_sample_is_refused_everywhere_a_sample_goes(stack: LocalStack, cvrp: Sample) -> None:
+    x = cvrp.instance.customers[0].x
+    poisoned = _sample_json_with(cvrp, f'"customers":[{{"x":{x!r}', '"customers":[{"x":NaN')
+    headers = {**_auth(stack), "Content-Type": "application/json"}
+    bodies = {
+        "/v1/samples": (poisoned, ["body", "instance", "customers", 0, "x"]),
+        "/v1/verify": ('{"candidate": "x", "sample": %s}' % poisoned, ["body", "sample", "instance", "customers", 0, "x"]),
+        "/v1/verify/batch": ('{"items": [{"candidate": "x", "sample_index": 0}], "samples": [%s]}' % poisoned,
+                             ["body", "samples", 0, "instance", "customers", 0, "x"]),
+    }
+    for path, (body, loc) in bodies.items():
+        response = httpx.post(f"{stack.base_url}{path}", content=body, headers=headers, timeout=30)
+        assert response.status_code == 422, (path, response.text)
+        assert any(e["loc"] == loc for e in response.json()["detail"]), (path, response.text)
+
+
+def test_negative_reward_weights_are_refused(stack: LocalStack) -> None:
+    payload = {"candidate": "x", "sample_id": ZEROS, "options": {"weights": {"diff": -4.2}}}
+    response = httpx.post(f"{stack.base_url}/v1/verify", json=payload, headers=_auth(stack), timeout=30)
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"][0]["loc"] == ["body", "options", "weights", "diff"]
+
+
+def _cut_sample(sample: Sample, customers: int) -> dict[str, object]:
+    """The sample with its instance cut to its first ``customers`` and its probes left as they were."""
+    data = sample.model_dump(mode="json")
+    data["instance"]["customers"] = data["instance"]["customers"][:customers]  # type: ignore[index]
+    return data
+
+
+def test_a_sample_whose_probes_do_not_fit_its_instance_is_refused_with_the_path(stack: LocalStack, cvrp: Sample) -> None:
+    """Cut to 2 customers with probes still for 5: the gold script would have scored 0.7 (index_mismatch)."""
+    cut = _cut_sample(cvrp, 2)
+    response = httpx.post(f"{stack.base_url}/v1/samples", json=cut, headers=_auth(stack), timeout=30)
+    assert response.status_code == 422, response.text
+    errors = response.json()["detail"]
+    assert all(e["type"] == "sample_misfit" and e["loc"][:2] == ["body", "probes"] for e in errors)
+    assert any(e["loc"][-2] == "visits" and "does not exist" in e["msg"] for e in errors), errors
+    inline = httpx.post(f"{stack.base_url}/v1/verify", json={"candidate": cvrp.gold_code, "sample": cut},
+                        headers=_auth(stack), timeout=30)
+    assert inline.status_code == 422 and inline.json()["detail"][0]["loc"][:3] == ["body", "sample", "probes"]
+
+
+def test_a_repeated_request_gets_the_jobs_of_its_first_attempt(
+    stack: LocalStack, client: VerifierClient, cvrp: Sample
+) -> None:
+    """A client retrying after a 503 or a broken connection sends the same Idempotency-Key: the same
+    job ids come back, and nothing is verified twice."""
+    sample_id = client.register_sample(cvrp)
+    items = [{"candidate": f"{slow_gold(cvrp, 0.5)}\n# repeated {i}\n", "sample_id": sample_id} for i in range(3)]
+    headers = {**_auth(stack), "Idempotency-Key": "repeat-" + "0123456789abcdef"}
+    connection = redis.Redis.from_url(stack.settings.redis_url)
+    try:
+        ran_before = sum(int(v) for v in connection.hvals(stack.settings.key("stats")))
+        first = httpx.post(f"{stack.base_url}/v1/verify/batch", json={"items": items, "options": OPTIONS.model_dump(mode="json"),
+                           "wait": 0}, headers=headers, timeout=30)
+        assert first.status_code == 202
+        again = httpx.post(f"{stack.base_url}/v1/verify/batch", json={"items": items, "options": OPTIONS.model_dump(mode="json"),
+                           "wait": 30}, headers=headers, timeout=60)
+        assert again.status_code == 200, again.text
+        ids = [r["job_id"] for r in first.json()["results"]]
+        assert [r["job_id"] for r in again.json()["results"]] == ids
+        assert [r["reward"] for r in again.json()["results"]] == [pytest.approx(1.0)] * 3
+        ran = sum(int(v) for v in connection.hvals(stack.settings.key("stats"))) - ran_before
+    finally:
+        connection.close()
+    assert ran == 3, "an item of the repeated request was verified again"
+
+
+def test_metrics_show_the_backlog_and_failed_drains(stack: LocalStack) -> None:
+    text = httpx.get(f"{stack.base_url}/metrics", timeout=10).text
+    for name in ("verifier_backlog_items", "verifier_queue_depth", "verifier_jobs_running",
+                 "verifier_failed_drains_total", "verifier_failed_batches_total"):
+        assert f"\n{name} " in text, name

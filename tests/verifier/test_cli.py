@@ -1,5 +1,7 @@
 """The `vrpcoder verifier` commands: registered with the shared CLI, each with its help; a worker
-refuses untrusted code when no sandbox is usable; the demo runs the whole stack end to end."""
+refuses untrusted code when no sandbox is usable; the demo runs the whole stack end to end; and
+`vrpcoder verify` follows the service's policy (same verdict for a non-UTF-8 script, same wall
+limit and message for a loop)."""
 
 from __future__ import annotations
 
@@ -8,12 +10,17 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
 from typer.testing import CliRunner
 from vrpcoder.cli import _register_service_commands, app
+from vrpcoder.errors import ErrorKind
 from vrpcoder.samples import Sample
+from vrpcoder.verification import Verdict
+from vrpcoder_client.client import VerifierClient
+from vrpcoder_client.schemas import VerifyOptions
 from vrpcoder_verifier.health import sandbox_report
 from vrpcoder_verifier.sandbox.executor import SandboxExecutor
 from vrpcoder_verifier.schemas import sample_digest
@@ -111,3 +118,47 @@ def test_demo_verifies_all_21_variants_through_the_service() -> None:
     assert len(gold) == 21
     assert all(r["passed"] == r["samples"] for r in gold)
     assert all(not r["errors"] or "infrastructure" not in r["errors"] for r in rows)
+
+
+VERIFY = [sys.executable, "-c", "from vrpcoder.cli import main; main()", "verify"]
+
+
+def _verify_cli(tmp_path: Path, script: bytes, sample: Sample, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "candidate.py").write_bytes(script)
+    (tmp_path / "sample.json").write_text(sample.model_dump_json())
+    return subprocess.run(
+        [*VERIFY, str(tmp_path / "candidate.py"), str(tmp_path / "sample.json"), "--json", *args],
+        capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})}, check=False,
+    )
+
+
+def test_a_script_that_is_not_utf8_gets_the_same_verdict_from_the_cli_and_the_api(
+    tmp_path: Path, client: VerifierClient, cvrp: Sample
+) -> None:
+    """The same bytes, read by the command and sent (as the text Python reads them) to the API."""
+    script = cvrp.gold_code.replace("def build_model():", "# caf\xe9 au lait\ndef build_model():", 1).encode("latin-1")
+    done = _verify_cli(tmp_path, script, cvrp, "--no-sandbox", "--time-limit", "10")
+    assert done.returncode == 1, done.stderr
+    local = Verdict.model_validate_json(done.stdout)
+    remote = client.verify(script.decode("utf-8", "surrogateescape"), cvrp, options=VerifyOptions(time_limit=10.0))
+    assert remote.verdict is not None and local.error is not None
+    assert local.error == remote.verdict.error and local.error.kind is ErrorKind.SYNTAX_ERROR
+    assert (local.reward, local.build) == (remote.verdict.reward, remote.verdict.build)
+
+
+def test_a_looping_script_hits_the_service_s_wall_limit_in_the_cli(tmp_path: Path, tsp: Sample) -> None:
+    """One policy: the command's limit is the service's ``job_wall_seconds`` of the same settings, with
+    the same message (the service's own limit is asserted in test_faults)."""
+    if not sandbox_report().available:
+        pytest.skip("only the sandbox enforces a job's wall limit")
+    loop = b"import time\n\ndef build_model():\n    while True:\n        time.sleep(0.05)\n"
+    limits = {"VRPCODER_VERIFIER_JOB_BUILD_SECONDS": "1.0", "VRPCODER_VERIFIER_JOB_GRACE_SECONDS": "0.5"}
+    wall = Settings(job_build_seconds=1.0, job_grace_seconds=0.5).job_wall_seconds(0.5, len(tsp.probes))
+    started = time.monotonic()
+    done = _verify_cli(tmp_path, loop, tsp, "--time-limit", "0.5", env=limits)
+    seconds = time.monotonic() - started
+    assert done.returncode == 1, done.stderr
+    verdict = Verdict.model_validate_json(done.stdout)
+    assert verdict.error is not None and verdict.error.kind is ErrorKind.TIMEOUT
+    assert verdict.error.detail == f"wall-clock limit of {wall:g} s exceeded"
+    assert wall <= seconds < wall + 15.0

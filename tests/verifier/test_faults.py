@@ -1,4 +1,6 @@
-"""Faults of the deployment: a worker killed mid-job, Redis going away, a burst of requests.
+"""Faults of the deployment: a worker killed mid-job, Redis going away or restarting, the API
+restarted under a waiting client, a batch no drain can read, workers added mid-batch, a burst of
+requests.
 
 Each test runs its own stack on its own redis-server (never the machine's Redis, which other
 stacks share), so killing and restarting parts cannot disturb anything else.
@@ -9,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +23,9 @@ from vrpcoder.errors import ErrorKind
 from vrpcoder.samples import Sample
 from vrpcoder.verification import VerifyConfig, verify
 from vrpcoder_client.client import AsyncVerifierClient, VerifierClient
+from vrpcoder_client.reward import make_verifier_reward
 from vrpcoder_verifier.health import sandbox_report
+from vrpcoder_verifier.queue import ItemSpec, enqueue, make_queue, new_id, notify_key
 from vrpcoder_verifier.schemas import JobState, VerifyOptions, VerifyResult
 from vrpcoder_verifier.stack import LocalStack, RedisServer, purge, stack_settings
 
@@ -297,3 +302,220 @@ def test_200_concurrent_requests_are_all_answered(redis_server: RedisServer, tmp
     assert not any(r.cached for r in results), "a request was retried (it met a 503 or a dropped connection)"
     assert len({r.job_id for r in results}) == 200
     assert all(r.verdict is not None and comparable(r.verdict) == expected for r in results)
+
+
+def _stats_total(stack: LocalStack) -> int:
+    """Items that ended, as counted in the stats hash (each once, wherever it ended)."""
+    client = redis.Redis.from_url(stack.settings.redis_url)
+    try:
+        return sum(int(v) for k, v in client.hgetall(stack.settings.key("stats")).items()
+                   if k == b"failed" or k.startswith(b"verdict:"))
+    finally:
+        client.close()
+
+
+def _item_ids(stack: LocalStack) -> set[str]:
+    """Every item the service made (its item -> batch keys)."""
+    client = redis.Redis.from_url(stack.settings.redis_url, decode_responses=True)
+    try:
+        prefix = stack.settings.key("item", "")
+        return {str(key).removeprefix(prefix) for key in client.scan_iter(match=f"{prefix}*", count=1000)}
+    finally:
+        client.close()
+
+
+def _until(predicate: object, timeout: float, what: str) -> None:
+    assert callable(predicate)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{what}: not within {timeout:.0f} s")
+
+
+def _running(stack: LocalStack) -> int:
+    client = redis.Redis.from_url(stack.settings.redis_url)
+    try:
+        return int(client.zcard(stack.settings.key("running")))
+    finally:
+        client.close()
+
+
+def test_a_batch_whose_configuration_cannot_be_read_fails_within_seconds_and_the_queue_keeps_serving(
+    redis_server: RedisServer, tmp_path: Path, cvrp: Sample
+) -> None:
+    """A configuration stored as ``null`` (what a NaN weight became) once made every drain fail and
+    hand the batch to a fresh one, ~100 times a second, forever, with /metrics showing nothing."""
+    with _stack(redis_server, tmp_path) as stack, VerifierClient(stack.base_url, stack.token) as client:
+        settings = stack.settings
+        sample_id = client.register_sample(cvrp)
+        items = [ItemSpec(new_id(), f"{cvrp.gold_code}\n# poison {i}\n", sample_id, new_id()) for i in range(4)]
+        poison = VerifyConfig.model_construct(weights=None, diff_tolerance=1e-3, time_limit=10.0, threads=1)
+        connection = redis.Redis.from_url(settings.redis_url)
+        started = time.monotonic()
+        enqueue(make_queue(connection, settings), items, poison, notify_key(settings, new_id()), settings, 3)
+        served = client.verify(f"{cvrp.gold_code}\n# beside a poison batch\n", cvrp, options=OPTIONS)
+        failed = client.wait([VerifyResult(job_id=i.id, state=JobState.QUEUED) for i in items], timeout=30)
+        seconds = time.monotonic() - started
+        assert served.reward == pytest.approx(1.0), "another client was not served beside the poison batch"
+        assert all(r.state is JobState.FAILED and r.reward is None for r in failed), failed
+        assert all("configuration cannot be read" in (r.failure or "") for r in failed)
+        assert seconds < 15.0
+        assert _metric(stack, "verifier_failed_drains_total") >= 1.0
+        assert _metric(stack, "verifier_failed_batches_total") == 1.0
+        time.sleep(2.0)
+        assert connection.llen(make_queue(connection, settings).key) == 0, "drains still circle through the queue"
+        assert len(make_queue(connection, settings).failed_job_registry) == 0
+        after = client.verify(f"{cvrp.gold_code}\n# after a poison batch\n", cvrp, options=OPTIONS)
+        assert after.reward == pytest.approx(1.0)
+        connection.close()
+
+
+def test_sigterm_answers_a_waiting_request_503_with_retry_after_at_once(
+    redis_server: RedisServer, tmp_path: Path, cvrp: Sample
+) -> None:
+    """A rolling restart: the request does not sit out uvicorn's grace to be cancelled as a 500."""
+    with _stack(redis_server, tmp_path) as stack, VerifierClient(stack.base_url, stack.token) as client:
+        sample_id = client.register_sample(cvrp)
+        items = [{"candidate": f"{slow_gold(cvrp, 6.0)}\n# waiting {i}\n", "sample_id": sample_id} for i in range(2)]
+        answer: dict[str, httpx.Response] = {}
+
+        def wait_for_verdicts() -> None:
+            answer["response"] = httpx.post(
+                f"{stack.base_url}/v1/verify/batch", json={"items": items, "options": OPTIONS.model_dump(mode="json"), "wait": 30},
+                headers={"Authorization": f"Bearer {stack.token}"}, timeout=60,
+            )
+
+        waiting = threading.Thread(target=wait_for_verdicts)
+        waiting.start()
+        _until(lambda: _running(stack) == 2, 20, "both items running")
+        assert stack.api_process is not None
+        signalled = time.monotonic()
+        os.killpg(stack.api_process.pid, signal.SIGTERM)
+        waiting.join(timeout=30)
+        seconds = time.monotonic() - signalled
+        response = answer["response"]
+        assert response.status_code == 503, response.text
+        assert response.headers.get("Retry-After") and len(response.json()["job_ids"]) == 2
+        assert seconds < 3.0, f"answered {seconds:.1f} s after SIGTERM"
+
+
+def _reward_in_thread(
+    client: VerifierClient, completions: list[str], sample_ids: list[str], seen: list[object]
+) -> tuple[threading.Thread, dict[str, object]]:
+    """The shipped reward function called as TRL calls it, on a thread; its rewards or its exception."""
+    reward = make_verifier_reward(client, check=False, on_results=seen.append)
+    out: dict[str, object] = {"reward": reward}
+
+    def call() -> None:
+        try:
+            out["rewards"] = reward(["p"] * len(completions), completions, sample_id=sample_ids)
+        except Exception as exc:  # noqa: BLE001 - the test asserts no exception reaches the trainer
+            out["error"] = exc
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    return thread, out
+
+
+def _fenced(code: str) -> str:
+    return f"```python\n{code}```\n"
+
+
+def test_a_reward_call_rides_out_a_rolling_restart_of_the_api(redis_server: RedisServer, tmp_path: Path, cvrp: Sample) -> None:
+    with _stack(redis_server, tmp_path) as stack, VerifierClient(stack.base_url, stack.token) as client:
+        sample_id = client.register_sample(cvrp)
+        completions = [_fenced(f"{slow_gold(cvrp, 1.5)}\n# rolling restart {i}\n") for i in range(8)]
+        seen: list[object] = []
+        thread, out = _reward_in_thread(client, completions, [sample_id] * 8, seen)
+        _until(lambda: _running(stack) == 2, 20, "items running")
+        made = _item_ids(stack)
+        stack.stop_api(signal.SIGTERM)
+        time.sleep(1.0)
+        stack.start_api()
+        thread.join(timeout=120)
+        assert "error" not in out, out.get("error")
+        assert out["rewards"] == [pytest.approx(1.0)] * 8
+        (results,) = seen
+        assert {r.job_id for r in results} == made, "the retry made jobs of its own"  # type: ignore[union-attr]
+        assert _stats_total(stack) == 8, "an item was verified twice"
+
+
+def test_a_redis_restart_in_the_middle_of_a_reward_call_is_absorbed(tmp_path: Path, cvrp: Sample) -> None:
+    """Redis with the shipped persistence, restarted (down 2 s) while the call's items run."""
+    server = RedisServer(persistent=True)
+    server.start()
+    try:
+        with _stack(server, tmp_path) as stack, VerifierClient(stack.base_url, stack.token) as client:
+            sample_id = client.register_sample(cvrp)
+            completions = [_fenced(f"{slow_gold(cvrp, 1.0)}\n# redis restart {i}\n") for i in range(8)]
+            seen: list[object] = []
+            thread, out = _reward_in_thread(client, completions, [sample_id] * 8, seen)
+            _until(lambda: _running(stack) == 2, 20, "items running")
+            server.restart(graceful=True, down_seconds=2.0)
+            thread.join(timeout=120)
+            assert "error" not in out, out.get("error")
+            assert out["rewards"] == [pytest.approx(1.0)] * 8, out["reward"].stats.as_dict()  # type: ignore[union-attr]
+            assert _stats_total(stack) == 8
+    finally:
+        server.close()
+
+
+def test_a_redis_that_lost_its_data_costs_no_exception(redis_server: RedisServer, tmp_path: Path, cvrp: Sample) -> None:
+    """Without persistence a restart forgets the samples the trainer registered once and the queued
+    items: the client registers the samples again, and a job that vanished is submitted again."""
+    with _stack(redis_server, tmp_path, default_wait_seconds=3.0) as stack, VerifierClient(stack.base_url, stack.token) as client:
+        sample_id = client.register_sample(cvrp)
+        seen: list[object] = []
+        forget = redis.Redis.from_url(stack.settings.redis_url)
+        forget.flushall()
+        thread, out = _reward_in_thread(client, [_fenced(f"{cvrp.gold_code}\n# after a flush\n")], [sample_id], seen)
+        thread.join(timeout=60)
+        assert out.get("rewards") == [pytest.approx(1.0)], out.get("error")
+        completions = [_fenced(f"{slow_gold(cvrp, 1.0)}\n# lost {i}\n") for i in range(6)]
+        thread, out = _reward_in_thread(client, completions, [sample_id] * 6, seen)
+        _until(lambda: _running(stack) >= 1, 20, "items running")
+        forget.flushall()
+        thread.join(timeout=120)
+        forget.close()
+        assert "error" not in out, out.get("error")
+        rewards = out["rewards"]
+        assert isinstance(rewards, list) and len(rewards) == 6
+        stats = out["reward"].stats  # type: ignore[union-attr]
+        assert all(r == pytest.approx(1.0) for r in rewards if r is not None)
+        assert stats.none == rewards.count(None) and set(stats.none_by_reason) <= {"job_lost", "job_failed"}
+
+
+def test_a_worker_started_mid_batch_takes_items_from_it(redis_server: RedisServer, tmp_path: Path, cvrp: Sample) -> None:
+    """Scale-up: with 2 workers busy on a 40-item batch, workers started mid-batch join it (the API
+    gave the batch one drain per worker alive when it came, and one more)."""
+    with _stack(redis_server, tmp_path, workers=2, worker_log_level="INFO") as stack, VerifierClient(
+        stack.base_url, stack.token
+    ) as client:
+        time.sleep(2 * stack.settings.worker_heartbeat_seconds)
+        slow = slow_gold(cvrp, 0.5)
+        pending = client.verify_batch([f"{slow}\n# item {i}\n" for i in range(40)], cvrp, options=OPTIONS, wait=0.0,
+                                      until_done=False)
+        _until(lambda: _running(stack) == 2, 20, "both workers busy")
+        backlog = _keda_backlog(stack)
+        assert 30 <= backlog <= 40, backlog
+        stack.start_worker()
+        stack.start_worker()
+        done = client.wait(pending, timeout=120)
+        assert all(r.state is JobState.FINISHED and r.reward == pytest.approx(1.0) for r in done)
+        assert _keda_backlog(stack) == 0
+    items = [(tmp_path / f"worker-{i}.log").read_text().count(" job done ") for i in range(4)]
+    assert sum(items) == 40
+    assert items[2] > 0 and items[3] > 0, f"items per worker: {items}"
+
+
+def _keda_backlog(stack: LocalStack) -> int:
+    """What KEDA's ``redis`` trigger reads with ``listName`` set to the backlog key."""
+    from tests.verifier.test_queue import KEDA_LIST_LENGTH
+
+    client = redis.Redis.from_url(stack.settings.redis_url)
+    try:
+        return int(client.eval(KEDA_LIST_LENGTH, 1, stack.settings.key("backlog")))
+    finally:
+        client.close()

@@ -14,7 +14,7 @@ from vrpcoder.samples import Sample
 from vrpcoder.verification import RewardWeights, Verdict, VerifyConfig
 from vrpcoder_verifier.cache import CachedVerdict, cache_key, cacheable
 from vrpcoder_client.client import RetryPolicy, VerifierClient, VerifierHTTPError, VerifierUnavailable
-from vrpcoder_verifier.api.core.limits import ECHO_CHARS, brief
+from vrpcoder_verifier.api.core.limits import ECHO_CHARS, NonFinite, brief, loads_finite
 from vrpcoder_verifier.api.core.metrics import JobOutcomes
 from vrpcoder_verifier.queue import ItemSpec, drains_for, infrastructure_verdict, text_fault
 from vrpcoder_verifier.schemas import (
@@ -100,6 +100,26 @@ def test_infrastructure_verdicts_are_not_cached(cvrp: Sample) -> None:
     assert not cacheable(ours) and cacheable(theirs)
 
 
+def test_time_budget_verdicts_are_not_cached(cvrp: Sample) -> None:
+    """A less loaded worker, or a later attempt, may decide what this one ran out of time for."""
+    budget = infrastructure_verdict(cvrp, "n/a").model_copy(
+        update={"error": VerificationError(kind=ErrorKind.TIME_BUDGET, detail="out of time")}
+    )
+    assert not cacheable(budget)
+
+
+@pytest.mark.parametrize("text", ["NaN", "Infinity", "-Infinity", "1e999", "-1e400"])
+def test_a_non_finite_number_in_a_body_is_read_as_a_marker(text: str) -> None:
+    body = loads_finite(f'{{"options": {{"weights": {{"build": {text}}}}}, "ok": 1.5}}')
+    value = body["options"]["weights"]["build"]
+    assert isinstance(value, NonFinite) and value.text == text
+    assert body["ok"] == 1.5
+
+
+def test_a_validation_error_shows_a_non_finite_input_as_text() -> None:
+    assert json.dumps([brief(float("nan")), brief(float("-inf")), brief(NonFinite("Infinity"))]) == '["nan", "-inf", "Infinity"]'
+
+
 def test_sample_digest_is_content_addressed(cvrp: Sample, tsp: Sample) -> None:
     assert sample_digest(cvrp) == sample_digest(Sample.model_validate_json(cvrp.model_dump_json()))
     assert sample_digest(cvrp) != sample_digest(tsp)
@@ -159,8 +179,10 @@ def test_a_validation_error_echoes_its_input_in_brief() -> None:
 
 
 def test_job_outcomes_are_read_from_the_stats_hash() -> None:
-    ended = JobOutcomes.of({b"failed": b"3", b"verdict:none": b"7", b"verdict:timeout": b"2"})
+    ended = JobOutcomes.of({b"failed": b"3", b"verdict:none": b"7", b"verdict:timeout": b"2",
+                            b"drains_failed": b"4", b"batches_failed": b"1"})
     assert ended.failed == 3 and dict(ended.verdicts) == {"none": 7, "timeout": 2}
+    assert (ended.failed_drains, ended.failed_batches) == (4, 1)
     assert JobOutcomes.of({}).failed == 0
 
 

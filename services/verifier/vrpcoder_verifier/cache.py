@@ -2,8 +2,9 @@
 
 Verification is deterministic for a given (candidate, sample, verifier version, config), so its
 verdict can be served again without a solve: GRPO groups repeat completions often, and re-running
-an evaluation should cost nothing. Infrastructure faults are never cached: they say nothing about
-the candidate, and the next attempt may succeed. Workers write verdicts in the same pipeline that
+an evaluation should cost nothing. Infrastructure faults and time-budget verdicts are never
+cached: they say nothing about the candidate, and the next attempt (on a less loaded worker) may
+decide. Workers write verdicts in the same pipeline that
 announces the job's end (``queue.publish``); the API reads them before it queues anything and hands
 them on as stored, without rebuilding them.
 """
@@ -34,8 +35,11 @@ def cache_key(candidate: str, sample_id: str, version: str, config: VerifyConfig
     return digest.hexdigest()
 
 
+_NOT_CACHED = frozenset({ErrorKind.INFRASTRUCTURE, ErrorKind.TIME_BUDGET})
+
+
 def cacheable(verdict: Verdict) -> bool:
-    return verdict.error is None or verdict.error.kind is not ErrorKind.INFRASTRUCTURE
+    return verdict.error is None or verdict.error.kind not in _NOT_CACHED
 
 
 def verdict_key(settings: Settings, key: str) -> str:
@@ -81,6 +85,8 @@ class CacheLookup:
     """Referenced sample ids that are not registered."""
     verdicts: list[CachedVerdict | None]
     """One per looked-up key, in order; None where nothing is cached."""
+    extra: bytes | None = None
+    """The value of the ``extra`` key asked for alongside (None when absent or not asked)."""
 
 
 class AsyncResultCache:
@@ -91,9 +97,10 @@ class AsyncResultCache:
         self._settings = settings
 
     async def lookup(
-        self, inline: Mapping[str, str], referenced: Sequence[str], keys: Sequence[str]
+        self, inline: Mapping[str, str], referenced: Sequence[str], keys: Sequence[str], extra: str | None = None
     ) -> CacheLookup:
-        """Store ``inline`` samples (id to JSON), refresh ``referenced`` ones, read the verdicts of ``keys``.
+        """Store ``inline`` samples (id to JSON), refresh ``referenced`` ones, read the verdicts of
+        ``keys`` and the value of the ``extra`` key (the request's earlier attempt, if any).
 
         One pipeline instead of a round trip each: on a cache hit this is the whole of the request's
         Redis traffic. A referenced sample that turns out missing makes the verdicts moot, which costs
@@ -107,12 +114,16 @@ class AsyncResultCache:
                 pipe.expire(sample_key(settings, sample_id), settings.sample_ttl_seconds)
             if keys:
                 pipe.mget([verdict_key(settings, k) for k in keys])
+            if extra is not None:
+                pipe.get(extra)
             replies = await pipe.execute()
+        found = replies.pop() if extra is not None else None
         touched = replies[len(inline) : len(inline) + len(referenced)]
         raws = replies[-1] if keys else []
         return CacheLookup(
             missing_samples=[sample_id for sample_id, ok in zip(referenced, touched, strict=True) if not ok],
             verdicts=[None if raw is None else CachedVerdict.parse(raw) for raw in raws],
+            extra=found,
         )
 
 

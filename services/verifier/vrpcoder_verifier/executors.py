@@ -6,6 +6,8 @@ the queue module: the two no longer import each other.
 
 Each run is given the job's own wall limit (derived from its request, see
 ``Settings.job_wall_seconds``) and says which sandbox ran it, for the worker's per-job log line.
+``verify_candidate`` is the one policy for a candidate, whoever asks: a worker's drain and
+``vrpcoder verify`` both call it, so a script gets the same verdict, limit and message from both.
 """
 
 from __future__ import annotations
@@ -42,6 +44,21 @@ class Executor(Protocol):
     def verify(self, candidate_code: str, sample: Sample, config: VerifyConfig) -> Verdict: ...
 
 
+def text_fault(candidate: str) -> VerificationError | None:
+    """A candidate that is not valid Unicode text (a lone surrogate from JSON's ``\\ud800``, or a
+    file's invalid UTF-8 bytes read with ``surrogateescape``) cannot be source code: Python cannot
+    compile it. It is the candidate's syntax error, judged before it reaches anything that would
+    encode it (the sandbox's frames, the verdict's JSON)."""
+    try:
+        candidate.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return VerificationError(
+            kind=ErrorKind.SYNTAX_ERROR,
+            detail=f"the candidate is not valid Unicode text: {exc.reason} at character {exc.start}",
+        )
+    return None
+
+
 def infrastructure_verdict(sample: Sample, detail: str) -> Verdict:
     """A verdict that blames us, not the candidate: no reward at all rather than a silent zero."""
     return failed_verdict(sample, VerificationError(kind=ErrorKind.INFRASTRUCTURE, detail=detail))
@@ -70,6 +87,20 @@ def run_candidate(executor: Executor, candidate_code: str, sample: Sample, confi
         where = f"{record.mechanism}:{record.sandbox}" if record.sandbox is not None else record.mechanism
         return Ran(record.verdict, where)
     return Ran(executor.verify(candidate_code, sample, config), IN_PROCESS)
+
+
+def verify_candidate(executor: Executor, settings: Settings, candidate_code: str, sample: Sample, config: VerifyConfig) -> Ran:
+    """One candidate's verdict under the service's policy: text that is not Unicode is the
+    candidate's syntax error, and the job's wall limit follows its time limit and probes
+    (``Settings.job_wall_seconds``). Never raises: an executor that does is our fault."""
+    fault = text_fault(candidate_code)
+    if fault is not None:
+        return Ran(failed_verdict(sample, fault), "-")
+    wall = settings.job_wall_seconds(config.time_limit, len(sample.probes))
+    try:
+        return run_candidate(executor, candidate_code, sample, config, wall)
+    except Exception as exc:  # noqa: BLE001 - the executor must not raise; if it does, the fault is ours
+        return Ran(infrastructure_verdict(sample, f"executor raised {type(exc).__name__}: {exc}"), "-")
 
 
 def build_executor(settings: Settings) -> Executor:

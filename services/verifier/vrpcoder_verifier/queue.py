@@ -1,4 +1,4 @@
-"""The rq side of the service: the drain job, how batches are enqueued, and how dead workers are reaped.
+"""The rq side of the service: the drain job, how batches are enqueued, joined, and how dead workers are reaped.
 
 A request's candidates are *items*, each with its own public id (what GET /v1/jobs takes). The API
 stores a batch's items in Redis (ids in request order on a list, specs in a hash: only references
@@ -11,8 +11,15 @@ waiting behind a loop for minutes). And rq's own cost per job, about ten Redis r
 per drain rather than per candidate: a drain costs one round trip per item to take it and one to
 publish it. As an item ends, the worker pushes a ``JobNotice`` onto the request's list, keeps it
 under the item's id, counts the outcome in the service's stats hash and caches the verdict, all in
-one round trip: the API blocks on the list instead of polling, GET /v1/jobs reads the record, and
-/metrics reads what ended, wherever it ended.
+one atomic round trip (a script, so a retried publish after a Redis hiccup counts nothing twice):
+the API blocks on the list instead of polling, GET /v1/jobs reads the record, and /metrics reads
+what ended, wherever it ended.
+
+The backlog (every item accepted and not yet ended, waiting or running: batches and single
+requests alike) is a sorted set, ``<prefix>:backlog``: the one number an autoscaler needs. KEDA's
+``redis`` trigger reads it as it is (its list-length script answers ZCARD for a sorted set). A
+worker that is idle (just started, or done with its own drains) joins any batch that still has
+items waiting by enqueueing one more drain for it, so workers added mid-batch help at once.
 
 A job's wall limit comes from its request: ``Settings.job_wall_seconds`` (build allowance, one
 time limit per solve, grace), capped by the server. The sandbox ends a job past it as ``timeout``.
@@ -25,6 +32,11 @@ drain had taken stays on that drain's own list until it is published: a re-run f
 it was recorded before the death), a final failure fails it alone, and the batch's other items are
 taken by the other drains (or, if none is left, by a fresh one). No item is lost and none hangs
 for longer than a few heartbeats.
+
+A batch no drain can work on must not circle forever: a drain that cannot read its batch's
+configuration fails the batch's items at once (an infrastructure failure, with the reason), and a
+batch handed to fresh drains ``Settings.handover_budget`` times in a row without an item ending
+fails what is left. Both are counted (``drains_failed``, ``batches_failed`` in the stats hash).
 """
 
 from __future__ import annotations
@@ -35,7 +47,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 
@@ -48,15 +60,16 @@ from rq.job import Job
 from rq.queue import EnqueueData
 from rq.serializers import JSONSerializer
 from rq.timeouts import JobTimeoutException, TimerDeathPenalty
-from vrpcoder.errors import ErrorKind, VerificationError
 from vrpcoder.samples import Sample
-from vrpcoder.verification import Verdict, VerifyConfig, failed_verdict
+from vrpcoder.verification import Verdict, VerifyConfig
 
 from vrpcoder_verifier.cache import SampleStore, cacheable, verdict_key
-from vrpcoder_verifier.executors import Executor, Ran, build_executor, infrastructure_verdict, run_candidate
+from vrpcoder_verifier.executors import Executor, build_executor, infrastructure_verdict, text_fault, verify_candidate
 from vrpcoder_verifier.logs import log_event
 from vrpcoder_verifier.schemas import JobState, VerifyResult
 from vrpcoder_verifier.settings import Settings
+
+__all__ = ["infrastructure_verdict", "text_fault"]
 
 _SAMPLE_LRU_SIZE = 64
 _FINISHED_JOB_TTL_SECONDS = 60
@@ -67,6 +80,12 @@ FAILED_FIELD = "failed"
 """Field of the stats hash counting items that ended without a verdict."""
 VERDICT_FIELD_PREFIX = "verdict:"
 """Fields ``verdict:<error kind>`` of the stats hash (``none`` for a clean pass or fail)."""
+FAILED_DRAINS_FIELD = "drains_failed"
+"""Field of the stats hash counting drains that failed: rq gave up on them, or they could not read
+their batch's configuration."""
+FAILED_BATCHES_FIELD = "batches_failed"
+"""Field of the stats hash counting batches whose waiting items were failed whole (a configuration
+no drain can read, or the hand-over budget spent)."""
 
 logger = logging.getLogger("vrpcoder_verifier.worker")
 
@@ -104,20 +123,6 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
-def text_fault(candidate: str) -> VerificationError | None:
-    """A candidate that is not valid Unicode text (a lone surrogate from JSON's ``\\ud800``) cannot
-    be source code: Python cannot compile it. It is the candidate's syntax error, judged here
-    before it reaches anything that would encode it (the sandbox's frames, the verdict's JSON)."""
-    try:
-        candidate.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return VerificationError(
-            kind=ErrorKind.SYNTAX_ERROR,
-            detail=f"the candidate is not valid Unicode text: {exc.reason} at character {exc.start}",
-        )
-    return None
-
-
 def notify_key(settings: Settings, token: str) -> str:
     return settings.key("notify", token)
 
@@ -132,8 +137,31 @@ def item_batch_key(settings: Settings, item_id: str) -> str:
 
 
 def stats_key(settings: Settings) -> str:
-    """Hash of counts of how items ended (``failed``, ``verdict:<kind>``), written as each one ends."""
+    """Hash of counts of how items ended (``failed``, ``verdict:<kind>``) and of failed drains and
+    batches, written as each one ends."""
     return settings.key("stats")
+
+
+def backlog_key(settings: Settings) -> str:
+    """Sorted set of every item accepted and not yet ended (waiting or running), scored by when it
+    was accepted: what an autoscaler reads (KEDA's ``redis`` trigger, ``listName`` this key)."""
+    return settings.key("backlog")
+
+
+def running_key(settings: Settings) -> str:
+    """Sorted set of the items a drain has taken and not yet published, scored by when."""
+    return settings.key("running")
+
+
+def open_batches_key(settings: Settings) -> str:
+    """Sorted set of batches that may still have items waiting, by when they were enqueued: where
+    an idle worker looks for a batch to join."""
+    return settings.key("open-batches")
+
+
+def request_key(settings: Settings, idempotency_key: str) -> str:
+    """The items a request made, by its ``Idempotency-Key``: a retried request gets the same jobs."""
+    return settings.key("request", idempotency_key)
 
 
 def alive_key(settings: Settings, worker_name: str) -> str:
@@ -146,42 +174,76 @@ def alive_index_key(settings: Settings) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Held:
-    """An item in a drain's hands: struck off the drain's taken list, and its spec (the candidate's
-    text) deleted, as it is published, so a batch costs Redis memory only while it runs."""
-
-    taken: str
-    items: str
-
-
-@dataclass(frozen=True, slots=True)
 class BatchKeys:
     """Where a batch's items wait: ids in request order (``todo``), their specs by id (``items``),
-    and per drain job the ids it has taken and not yet published (``taken``)."""
+    per drain job the ids it has taken and not yet published (``taken``), what a fresh drain needs
+    (``drain``: configuration, notice list, timeout), and how many hand-overs in a row found no
+    item ended since the last (``stalls``). All of them go when the batch's last item ends."""
 
+    token: str
     todo: str
     items: str
+    drain: str
+    stalls: str
     prefix: str
 
     @classmethod
     def of(cls, settings: Settings, token: str) -> BatchKeys:
         prefix = settings.key("batch", token)
-        return cls(todo=f"{prefix}:todo", items=f"{prefix}:items", prefix=prefix)
+        return cls(token=token, todo=f"{prefix}:todo", items=f"{prefix}:items", drain=f"{prefix}:drain",
+                   stalls=f"{prefix}:stalls", prefix=prefix)
 
     def taken(self, drain_id: str) -> str:
         return f"{self.prefix}:taken:{drain_id}"
 
-    def held(self, drain_id: str) -> Held:
-        return Held(taken=self.taken(drain_id), items=self.items)
+
+class DrainSpec(BaseModel):
+    """What any drain of a batch runs with; stored with the batch so a joining worker can start one."""
+
+    model_config = ConfigDict(frozen=True)
+
+    config: str
+    """The batch's ``VerifyConfig`` as JSON (read by each drain, so a bad one fails only its batch)."""
+    notify: str
+    timeout: int
+    enqueued: float
+    """When the batch was accepted (epoch seconds): items' latencies count from here."""
 
 
 _TAKE_SCRIPT = """
 local id = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
 if not id then return false end
-return redis.call('HGET', KEYS[3], id)
+redis.call('ZADD', KEYS[4], ARGV[1], id)
+local spec = redis.call('HGET', KEYS[3], id)
+return {id, spec or ''}
 """
-"""Take the next item of a batch: move its id to the drain's taken list and return its spec, in one
-round trip and atomically (no two drains take one item; one that dies leaves it in its list)."""
+"""Take the next item of a batch: move its id to the drain's taken list, mark it running and return
+it with its spec, in one round trip and atomically (no two drains take one item; one that dies
+leaves it in its list)."""
+
+_PUBLISH_SCRIPT = """
+local fresh = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2])
+if fresh then
+  redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+  if ARGV[6] ~= '' then redis.call('SET', KEYS[8], ARGV[6], 'EX', ARGV[7]) end
+  redis.call('RPUSH', KEYS[3], ARGV[1])
+  redis.call('EXPIRE', KEYS[3], ARGV[4])
+  redis.call('DEL', KEYS[10])
+end
+redis.call('ZREM', KEYS[4], ARGV[5])
+redis.call('ZREM', KEYS[5], ARGV[5])
+redis.call('LREM', KEYS[7], 1, ARGV[5])
+redis.call('HDEL', KEYS[6], ARGV[5])
+if redis.call('EXISTS', KEYS[6]) == 0 then
+  redis.call('DEL', KEYS[9], KEYS[10])
+  redis.call('ZREM', KEYS[11], ARGV[8])
+end
+if fresh then return 1 end
+return 0
+"""
+"""Record, count, cache and announce how an item ended, strike it off its drain, the backlog and
+the running set, and clear its batch's keys when it was the last: atomically, and only the first
+time (the record is written only if absent), so a publish repeated after a lost reply counts once."""
 
 
 def make_queue(connection: redis.Redis, settings: Settings) -> Queue:
@@ -233,29 +295,35 @@ def verdict_kind(verdict: Verdict) -> str:
     return verdict.error.kind.value if verdict.error is not None else "none"
 
 
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def publish(
     connection: redis.Redis,
     settings: Settings,
     notify: str,
     notice: JobNotice,
+    batch: BatchKeys,
+    *,
     cache_key: str | None = None,
-    held: Held | None = None,
-) -> None:
-    """Record, count and announce how an item ended (cache its verdict, and strike it off the
-    drain that held it) in one round trip."""
+    drain_id: str | None = None,
+) -> bool:
+    """Record, count and announce how an item of ``batch`` ended (cache its verdict, strike it off
+    the drain ``drain_id`` that held it), in one atomic round trip; False when it had been recorded
+    already (nothing is counted or announced twice)."""
     payload = notice.model_dump_json()
-    outcome = FAILED_FIELD if notice.verdict is None else VERDICT_FIELD_PREFIX + verdict_kind(notice.verdict)
-    with connection.pipeline(transaction=False) as pipe:
-        if cache_key is not None and notice.verdict is not None and cacheable(notice.verdict):
-            pipe.set(verdict_key(settings, cache_key), notice.verdict.model_dump_json(), ex=settings.cache_ttl_seconds)
-        pipe.set(job_record_key(settings, notice.job_id), payload, ex=settings.result_ttl_seconds)
-        pipe.hincrby(stats_key(settings), outcome, 1)
-        pipe.rpush(notify, payload)
-        pipe.expire(notify, int(settings.max_wait_seconds) + 60)
-        if held is not None:
-            pipe.lrem(held.taken, 1, notice.job_id)
-            pipe.hdel(held.items, notice.job_id)
-        pipe.execute()
+    verdict = notice.verdict
+    outcome = FAILED_FIELD if verdict is None else VERDICT_FIELD_PREFIX + verdict_kind(verdict)
+    cached = verdict.model_dump_json() if cache_key is not None and verdict is not None and cacheable(verdict) else ""
+    keys = [
+        job_record_key(settings, notice.job_id), stats_key(settings), notify, backlog_key(settings),
+        running_key(settings), batch.items, batch.taken(drain_id or "-"),
+        verdict_key(settings, cache_key or "-"), batch.drain, batch.stalls, open_batches_key(settings),
+    ]
+    args = [payload, settings.result_ttl_seconds, outcome, int(settings.max_wait_seconds) + 60, notice.job_id,
+            cached, settings.cache_ttl_seconds, batch.token]
+    return bool(connection.register_script(_PUBLISH_SCRIPT)(keys=keys, args=args))
 
 
 def unrecorded(connection: redis.Redis, settings: Settings, item_ids: Sequence[str]) -> list[str]:
@@ -268,87 +336,157 @@ def unrecorded(connection: redis.Redis, settings: Settings, item_ids: Sequence[s
 
 
 def _verify_item(context: WorkerContext, connection: redis.Redis, item: ItemSpec, config: VerifyConfig) -> tuple[JobNotice, str]:
-    """One item's notice and where it ran; a missing sample fails the item (re-running cannot bring it back)."""
-    sample = context.sample(connection, item.sample_id)
+    """One item's notice and where it ran; a missing or unreadable sample fails the item (re-running
+    cannot bring it back)."""
+    try:
+        sample = context.sample(connection, item.sample_id)
+    except ValueError as exc:
+        failure = f"sample {item.sample_id} cannot be read ({_brief(exc)}): an infrastructure fault, not the candidate's"
+        return JobNotice(job_id=item.id, failure=failure), "-"
     if sample is None:
         missing = LookupError(f"sample {item.sample_id} is not registered (it expired or was never stored)")
         return JobNotice(job_id=item.id, failure=describe_failure(LookupError, missing)), "-"
-    fault = text_fault(item.candidate)
-    if fault is not None:
-        return JobNotice(job_id=item.id, verdict=failed_verdict(sample, fault)), "-"
-    wall = context.settings.job_wall_seconds(config.time_limit, len(sample.probes))
-    try:
-        ran = run_candidate(context.executor, item.candidate, sample, config, wall)
-    except Exception as exc:  # noqa: BLE001 - the executor must not raise; if it does, the fault is ours
-        ran = Ran(infrastructure_verdict(sample, f"executor raised {type(exc).__name__}: {exc}"), "-")
+    ran = verify_candidate(context.executor, context.settings, item.candidate, sample, config)
     return JobNotice(job_id=item.id, verdict=ran.verdict), ran.sandbox
 
 
+def _brief(exc: BaseException) -> str:
+    """The first line of an error, for a failure message (a pydantic error runs to many lines)."""
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"[:300]
+
+
 def _run_one(
-    context: WorkerContext, connection: redis.Redis, raw: bytes | str, config: VerifyConfig, notify: str,
-    enqueued: float, held: Held,
+    context: WorkerContext, connection: redis.Redis, item_id: str, raw: bytes | str | None, config: VerifyConfig,
+    spec: DrainSpec, keys: BatchKeys, drain_id: str,
 ) -> None:
-    """Verify one item, publish its notice and write the worker's line for it."""
+    """Verify one item, publish its notice and write the worker's line for it. An item whose spec is
+    gone or unreadable fails alone, with the reason."""
     started = time.monotonic()
-    spec = ItemSpec(**json.loads(raw))
-    notice, sandbox = _verify_item(context, connection, spec, config)
-    notice = notice.model_copy(update={"latency": max(0.0, time.time() - enqueued)})
-    publish(connection, context.settings, notify, notice, spec.cache_key, held)
+    item: ItemSpec | None = None
+    try:
+        item = ItemSpec(**json.loads(raw)) if raw else None
+    except (ValueError, TypeError) as exc:
+        notice, sandbox = JobNotice(job_id=item_id, failure=f"the item cannot be read ({_brief(exc)})"), "-"
+    else:
+        if item is None:
+            notice, sandbox = JobNotice(job_id=item_id, failure="the item's spec vanished from Redis"), "-"
+        else:
+            notice, sandbox = _verify_item(context, connection, item, config)
+    notice = notice.model_copy(update={"latency": max(0.0, time.time() - spec.enqueued)})
+    publish(connection, context.settings, spec.notify, notice, keys,
+            cache_key=item.cache_key if item is not None else None, drain_id=drain_id)
     verdict = notice.verdict
     log_event(
-        logger, "job done", job=spec.id, sample=spec.sample_id,
+        logger, "job done", job=item_id, sample=item.sample_id if item is not None else "-",
         verdict=verdict_kind(verdict) if verdict is not None else "failed",
         reward=verdict.reward if verdict is not None else None,
         seconds=time.monotonic() - started, sandbox=sandbox,
     )
 
 
-def drain(token: str, config: str, notify: str) -> None:
+def _finish_taken(
+    context: WorkerContext, connection: redis.Redis, keys: BatchKeys, drain_id: str, config: VerifyConfig, spec: DrainSpec
+) -> None:
+    """Run the items on this drain's taken list that have no record: those a re-run drain held when
+    its worker died, and one a take repeated after a lost reply left behind."""
+    taken = keys.taken(drain_id)
+    held = [_text(raw) for raw in connection.lrange(taken, 0, -1)]
+    if not held:
+        return
+    todo = set(unrecorded(connection, context.settings, held))
+    for item_id in held:
+        if item_id not in todo:
+            with connection.pipeline(transaction=False) as pipe:
+                pipe.lrem(taken, 1, item_id)
+                pipe.hdel(keys.items, item_id)
+                pipe.zrem(running_key(context.settings), item_id)
+                pipe.execute()
+            continue
+        _run_one(context, connection, item_id, connection.hget(keys.items, item_id), config, spec, keys, drain_id)
+
+
+def drain(token: str, config: str, notify: str, enqueued: float | None = None) -> None:
     """The rq job: take the batch's items one at a time until none is left, publishing each as it ends.
 
-    A batch gets about one drain per alive worker, and every drain takes from the same list, so a
-    slow or looping item holds only the drain (and worker) that took it while the others empty the
-    list: no item waits behind another, and rq's own cost per job (about ten Redis round trips)
-    is paid once per drain, not once per candidate. A drain re-run after its worker died first
-    finishes the items it had taken (those without a record), then takes more.
+    A batch gets about one drain per alive worker (and one more per worker that joins it later),
+    and every drain takes from the same list, so a slow or looping item holds only the drain (and
+    worker) that took it while the others empty the list: no item waits behind another, and rq's
+    own cost per job (about ten Redis round trips) is paid once per drain, not once per candidate.
+    A drain re-run after its worker died first finishes the items it had taken (those without a
+    record), then takes more. A drain that cannot read the batch's configuration fails the batch's
+    items at once instead of raising (rq would hand the batch to a fresh drain, which would fail
+    the same way, again and again).
     """
     context = _current_context()
     job = get_current_job()
     if job is None:
         raise RuntimeError("drain must run inside an rq job")
     connection = job.connection
-    keys = BatchKeys.of(context.settings, token)
-    held = keys.held(job.id)
-    taken = held.taken
-    verify_config = VerifyConfig.model_validate_json(config)
-    enqueued = job.enqueued_at.timestamp() if job.enqueued_at else time.time()
-    leftover = [raw.decode() if isinstance(raw, bytes) else str(raw) for raw in connection.lrange(taken, 0, -1)]
-    if leftover:
-        todo = set(unrecorded(connection, context.settings, leftover))
-        for item_id in leftover:
-            if item_id not in todo:
-                with connection.pipeline(transaction=False) as pipe:
-                    pipe.lrem(taken, 1, item_id)
-                    pipe.hdel(keys.items, item_id)
-                    pipe.execute()
-                continue
-            raw = connection.hget(keys.items, item_id)
-            if raw is not None:
-                _run_one(context, connection, raw, verify_config, notify, enqueued, held)
+    settings = context.settings
+    keys = BatchKeys.of(settings, token)
+    since = enqueued if enqueued is not None else (job.enqueued_at.timestamp() if job.enqueued_at else time.time())
+    spec = DrainSpec(config=config, notify=notify, timeout=int(job.timeout or settings.job_timeout_seconds), enqueued=since)
+    try:
+        verify_config = VerifyConfig.model_validate_json(config)
+    except ValueError as exc:
+        connection.hincrby(stats_key(settings), FAILED_DRAINS_FIELD, 1)
+        reason = f"the batch's configuration cannot be read ({_brief(exc)}): an infrastructure fault, not the candidate's"
+        fail_batch(connection, settings, keys, notify, reason)
+        return
+    _finish_taken(context, connection, keys, job.id, verify_config, spec)
     take = connection.register_script(_TAKE_SCRIPT)
-    while not context.stopping.is_set() and (raw := take(keys=[keys.todo, taken, keys.items])) is not None:
-        _run_one(context, connection, raw, verify_config, notify, enqueued, held)
+    taken = keys.taken(job.id)
+    while not context.stopping.is_set():
+        got = take(keys=[keys.todo, taken, keys.items, running_key(settings)], args=[time.time()])
+        if not got:
+            break
+        item_id, raw = _text(got[0]), got[1]
+        _run_one(context, connection, item_id, raw, verify_config, spec, keys, job.id)
+    _finish_taken(context, connection, keys, job.id, verify_config, spec)
     if context.stopping.is_set():
-        hand_over(job, connection, context.settings, token)
+        hand_over(job, connection, settings, token)
+
+
+def fail_batch(connection: redis.Redis, settings: Settings, keys: BatchKeys, notify: str, reason: str) -> int:
+    """Fail every item still waiting in the batch with ``reason`` (taken items stay with their
+    drains); returns how many. The drain that finds items to fail counts the batch as failed (once:
+    the list is emptied atomically) and logs it."""
+    with connection.pipeline() as pipe:
+        pipe.lrange(keys.todo, 0, -1)
+        pipe.delete(keys.todo)
+        waiting, _ = pipe.execute()
+    ids = [_text(raw) for raw in waiting]
+    for item_id in ids:
+        publish(connection, settings, notify, JobNotice(job_id=item_id, failure=reason), keys)
+    if ids:
+        connection.hincrby(stats_key(settings), FAILED_BATCHES_FIELD, 1)
+        log_event(logger, "batch failed", logging.WARNING, batch=keys.token, items=len(ids), failure=reason)
+    return len(ids)
 
 
 def hand_over(job: Job, connection: redis.Redis, settings: Settings, token: str) -> None:
-    """Enqueue a fresh drain for what is left of the batch (its other drains may all be done)."""
-    if connection.llen(BatchKeys.of(settings, token).todo):
-        queue = Queue(job.origin, connection=connection, serializer=JSONSerializer)
-        data = _drain_data(token, str(job.kwargs["config"]), str(job.kwargs["notify"]), dict(job.meta), settings,
-                           int(job.timeout or settings.job_timeout_seconds))
-        queue.enqueue_many([data])
+    """Enqueue a fresh drain for what is left of the batch (its other drains may all be done) — at
+    most ``handover_budget`` times in a row without an item of the batch ending in between; past
+    that the waiting items fail, whatever made every drain give up."""
+    keys = BatchKeys.of(settings, token)
+    if not connection.llen(keys.todo):
+        return
+    with connection.pipeline(transaction=False) as pipe:
+        pipe.incr(keys.stalls)
+        pipe.expire(keys.stalls, settings.result_ttl_seconds)
+        stalls, _ = pipe.execute()
+    notify = str(job.kwargs["notify"])
+    if int(stalls) > settings.handover_budget:
+        reason = (f"the batch was handed to a fresh drain {settings.handover_budget} times in a row without an item "
+                  "ending: an infrastructure fault, not the candidate's (see the workers' logs)")
+        fail_batch(connection, settings, keys, notify, reason)
+        return
+    queue = Queue(job.origin, connection=connection, serializer=JSONSerializer)
+    enqueued = job.kwargs.get("enqueued")
+    data = _drain_data(token, str(job.kwargs["config"]), notify, dict(job.meta), settings,
+                       int(job.timeout or settings.job_timeout_seconds), float(enqueued) if enqueued is not None else None)
+    queue.enqueue_many([data])
 
 
 def describe_failure(exc_type: type[BaseException] | None, exc_value: BaseException | None) -> str:
@@ -368,34 +506,41 @@ def on_job_failure(
     traceback: TracebackType | None,
 ) -> None:
     """rq failure callback of a drain: on its *final* failure (rq calls this before deciding on a
-    retry) the items it had taken and not finished fail, and if items of its batch are still
-    waiting, a fresh drain is enqueued for them (they never ran; the other drains may be gone)."""
+    retry) the drain is counted, the items it had taken and not finished fail, and if items of its
+    batch are still waiting, a fresh drain is handed the batch (they never ran; the other drains may
+    be gone), within the batch's hand-over budget."""
     if job.retries_left:
         return
     settings = Settings.model_validate_json(job.meta["settings"]) if "settings" in job.meta else Settings()
     token, notify = str(job.kwargs["token"]), str(job.kwargs["notify"])
     keys = BatchKeys.of(settings, token)
-    held = keys.held(job.id)
+    connection.hincrby(stats_key(settings), FAILED_DRAINS_FIELD, 1)
     failure = describe_failure(exc_type, exc_value)
-    ids = [raw.decode() if isinstance(raw, bytes) else str(raw) for raw in connection.lrange(held.taken, 0, -1)]
+    taken = keys.taken(job.id)
+    ids = [_text(raw) for raw in connection.lrange(taken, 0, -1)]
     for item_id in unrecorded(connection, settings, ids):
-        publish(connection, settings, notify, JobNotice(job_id=item_id, failure=failure), held=held)
+        publish(connection, settings, notify, JobNotice(job_id=item_id, failure=failure), keys, drain_id=job.id)
         log_event(logger, "job failed", logging.WARNING, job=item_id, verdict="failed", reward=None, failure=failure)
-    connection.delete(held.taken)
+    connection.delete(taken)
     hand_over(job, connection, settings, token)
 
 
 def _settings_meta(settings: Settings) -> str:
     """The few settings the failure callback needs, since it may run in the API's reaper, not a worker."""
     keep = {"key_prefix", "result_ttl_seconds", "failure_ttl_seconds", "max_wait_seconds", "job_retries",
-            "job_timeout_seconds"}
+            "job_timeout_seconds", "cache_ttl_seconds", "handover_budget"}
     return json.dumps({k: v for k, v in settings.model_dump(mode="json").items() if k in keep})
 
 
-def _drain_data(token: str, config: str, notify: str, meta: dict[str, str], settings: Settings, timeout: int) -> EnqueueData:
+def _drain_data(
+    token: str, config: str, notify: str, meta: dict[str, str], settings: Settings, timeout: int, enqueued: float | None
+) -> EnqueueData:
+    kwargs: dict[str, object] = {"token": token, "config": config, "notify": notify}
+    if enqueued is not None:
+        kwargs["enqueued"] = enqueued
     return Queue.prepare_data(
         drain,
-        kwargs={"token": token, "config": config, "notify": notify},
+        kwargs=kwargs,
         timeout=timeout,
         result_ttl=_FINISHED_JOB_TTL_SECONDS,
         failure_ttl=settings.failure_ttl_seconds,
@@ -414,27 +559,84 @@ def drains_for(items: int, alive_workers: int) -> int:
 
 
 def enqueue(
-    queue: Queue, items: Sequence[ItemSpec], config: VerifyConfig, notify: str, settings: Settings, drains: int
+    queue: Queue, items: Sequence[ItemSpec], config: VerifyConfig, notify: str, settings: Settings, drains: int,
+    idempotency_key: str | None = None,
 ) -> str:
     """Store the batch's items and enqueue ``drains`` drain jobs, all in one round trip (a
-    transaction, so GET /v1/jobs never sees an item whose drains are not queued yet); returns the
-    batch token."""
+    transaction, so GET /v1/jobs never sees an item whose drains are not queued yet), with the
+    items in the backlog and, under ``idempotency_key``, the request's items by cache key;
+    returns the batch token."""
     token = new_id()
     keys = BatchKeys.of(settings, token)
     ttl = settings.result_ttl_seconds
     meta = {"settings": _settings_meta(settings)}
-    timeout = settings.job_timeout_seconds * len(items)
-    datas = [_drain_data(token, config.model_dump_json(), notify, meta, settings, timeout) for _ in range(drains)]
+    now = time.time()
+    spec = DrainSpec(config=config.model_dump_json(), notify=notify, timeout=settings.job_timeout_seconds * len(items),
+                     enqueued=now)
+    datas = [_drain_data(token, spec.config, notify, meta, settings, spec.timeout, now) for _ in range(drains)]
     with queue.connection.pipeline() as pipe:
         pipe.hset(keys.items, mapping={item.id: json.dumps(item.wire()) for item in items})
         pipe.rpush(keys.todo, *(item.id for item in items))
+        pipe.set(keys.drain, spec.model_dump_json(), ex=ttl)
         pipe.expire(keys.items, ttl)
         pipe.expire(keys.todo, ttl)
         for item in items:
             pipe.set(item_batch_key(settings, item.id), token, ex=ttl)
+        pipe.zadd(backlog_key(settings), {item.id: now for item in items})
+        pipe.zadd(open_batches_key(settings), {token: now})
+        if idempotency_key is not None:
+            made = {item.cache_key: item.id for item in items}
+            pipe.set(request_key(settings, idempotency_key), json.dumps(made), ex=ttl)
         queue.enqueue_many(datas, pipeline=pipe)
         pipe.execute()
     return token
+
+
+def join_waiting_batch(connection: redis.Redis, queue: Queue, settings: Settings, *, scan: int = 16) -> str | None:
+    """Enqueue one more drain for the oldest open batch that still has items waiting, unless a drain
+    is already waiting in the queue; returns that batch's token. Batches whose list is empty are
+    struck off the open set on the way.
+
+    Called by an idle worker: one started while a batch runs (a scale-up), or one whose own drains
+    are done. The API gives a batch about one drain per worker alive *when it arrived*; without
+    this a worker added later would find nothing to take while the batch still had items waiting.
+    """
+    if connection.llen(queue.key):
+        return None
+    tokens = [_text(raw) for raw in connection.zrange(open_batches_key(settings), 0, scan - 1)]
+    if not tokens:
+        return None
+    with connection.pipeline(transaction=False) as pipe:
+        for token in tokens:
+            keys = BatchKeys.of(settings, token)
+            pipe.llen(keys.todo)
+            pipe.get(keys.drain)
+        replies = pipe.execute()
+    finished: list[str] = []
+    for token, waiting, raw in zip(tokens, replies[0::2], replies[1::2], strict=True):
+        if not waiting or raw is None:
+            finished.append(token)
+            continue
+        spec = DrainSpec.model_validate_json(raw)
+        meta = {"settings": _settings_meta(settings)}
+        queue.enqueue_many([_drain_data(token, spec.config, spec.notify, meta, settings, spec.timeout, spec.enqueued)])
+        if finished:
+            connection.zrem(open_batches_key(settings), *finished)
+        return token
+    if finished:
+        connection.zrem(open_batches_key(settings), *finished)
+    return None
+
+
+def prune_stale(connection: redis.Redis, settings: Settings) -> None:
+    """Strike off the backlog, running and open-batch sets what is older than the batches' own keys
+    (``result_ttl_seconds``): an item whose batch expired can never end, and must not keep the
+    autoscaler's backlog above zero forever."""
+    cutoff = time.time() - settings.result_ttl_seconds
+    with connection.pipeline(transaction=False) as pipe:
+        for key in (backlog_key(settings), running_key(settings), open_batches_key(settings)):
+            pipe.zremrangebyscore(key, "-inf", cutoff)
+        pipe.execute()
 
 
 def lookup_job(connection: redis.Redis, settings: Settings, job_id: str) -> VerifyResult | None:
@@ -448,9 +650,28 @@ def lookup_job(connection: redis.Redis, settings: Settings, job_id: str) -> Veri
         return JobNotice.model_validate_json(raw).result()
     if token is None:
         return None
-    todo = BatchKeys.of(settings, token.decode() if isinstance(token, bytes) else str(token)).todo
+    todo = BatchKeys.of(settings, _text(token)).todo
     waiting = connection.lpos(todo, job_id) is not None
     return VerifyResult(job_id=job_id, state=JobState.QUEUED if waiting else JobState.RUNNING)
+
+
+def _abandon(connection: redis.Redis, queue: Queue, is_gone: Callable[[str], bool]) -> list[str]:
+    """Hand the started drains whose worker ``is_gone(name)`` to rq's abandoned-job handling."""
+    registry = queue.started_job_registry
+    registry.death_penalty_class = TimerDeathPenalty  # the reaper runs in threads, where SIGALRM is unusable
+    dead: list[str] = []
+    for raw in connection.zrange(registry.key, 0, -1):
+        entry = _text(raw)
+        job_id, _, execution_id = entry.partition(":")
+        execution_key = Execution(id=execution_id, job_id=job_id, connection=connection).key
+        worker = connection.hget(execution_key, "worker_name")
+        if worker is not None and is_gone(_text(worker)):
+            dead.append(entry)
+    if not dead:
+        return []
+    connection.zadd(registry.key, {entry: 1 for entry in dead}, xx=True)
+    registry.cleanup()
+    return [entry.partition(":")[0] for entry in dead]
 
 
 def reap_abandoned(connection: redis.Redis, queue: Queue, settings: Settings) -> list[str]:
@@ -461,21 +682,11 @@ def reap_abandoned(connection: redis.Redis, queue: Queue, settings: Settings) ->
     lock_ms = max(100, int(settings.worker_heartbeat_seconds * 1000))
     if not connection.set(settings.key("reaper-lock"), "1", nx=True, px=lock_ms):
         return []
-    registry = queue.started_job_registry
-    registry.death_penalty_class = TimerDeathPenalty  # the reaper runs in threads, where SIGALRM is unusable
-    dead: list[str] = []
-    for raw in connection.zrange(registry.key, 0, -1):
-        entry = raw.decode() if isinstance(raw, bytes) else str(raw)
-        job_id, _, execution_id = entry.partition(":")
-        execution_key = Execution(id=execution_id, job_id=job_id, connection=connection).key
-        worker = connection.hget(execution_key, "worker_name")
-        if worker is None:
-            continue
-        name = worker.decode() if isinstance(worker, bytes) else str(worker)
-        if not connection.exists(alive_key(settings, name)):
-            dead.append(entry)
-    if not dead:
-        return []
-    connection.zadd(registry.key, {entry: 1 for entry in dead}, xx=True)
-    registry.cleanup()
-    return [entry.partition(":")[0] for entry in dead]
+    return _abandon(connection, queue, lambda name: not connection.exists(alive_key(settings, name)))
+
+
+def release_own(connection: redis.Redis, queue: Queue, settings: Settings, worker_name: str) -> list[str]:
+    """Hand back drains recorded as started by this worker while it is between jobs: its drain was
+    cut off by a Redis outage longer than its retries. Its heartbeat kept it alive, so no reaper
+    would ever take them; re-run, they finish the items they held."""
+    return _abandon(connection, queue, lambda name: name == worker_name)

@@ -64,6 +64,18 @@ class Settings(BaseSettings):
     worker_heartbeat_seconds: float = Field(default=1.0, gt=0.0)
     worker_dead_after_seconds: float = Field(default=6.0, gt=0.0)
     """A worker silent for this long is dead, and the job it held is retried or failed."""
+    join_poll_seconds: float = Field(default=2.0, gt=0.0)
+    """How often an idle worker looks for a running batch with items still waiting, to join it
+    (a worker started mid-batch, or one whose own batch is done, takes items from it)."""
+    handover_budget: int = Field(default=5, ge=1)
+    """How many times in a row a batch may be handed to a fresh drain without any of its items
+    ending in between; past it the batch's waiting items fail (a batch no drain can work on must
+    not circle through the queue forever)."""
+    redis_outage_seconds: float = Field(default=30.0, ge=0.0)
+    """How long a worker retries a Redis command while Redis is away (a restart takes seconds),
+    so an item in hand is published when it returns instead of being dropped."""
+    retry_after_seconds: int = Field(default=2, ge=1)
+    """``Retry-After`` of a 503 (Redis away, or this API process shutting down)."""
 
     executor: ExecutorKind = ExecutorKind.AUTO
     allow_unsandboxed: bool = False

@@ -67,11 +67,26 @@ def _wait_until(predicate: object, timeout: float, what: str, process: subproces
     raise StackError(f"{what}: not up after {timeout:.0f} s")
 
 
-class RedisServer:
-    """A throw-away ``redis-server`` on a free port: no persistence, stopped and restarted at will."""
+REDIS_PERSISTENCE: tuple[str, ...] = ("--appendonly", "yes", "--appendfsync", "everysec", "--save", "")
+"""The Redis persistence the service ships (compose and k8s run Redis with these flags and its data
+directory on a volume; tests/verifier/test_redis_persistence.py holds them to it).
 
-    def __init__(self, port: int | None = None) -> None:
+Append-only file, fsync once a second: a restart (SIGTERM: a rolling update, a node drain) loses
+nothing, and a crash (SIGKILL, power loss) at most the last second of writes, so registered
+samples, queued batches, job records and cached verdicts survive it. RDB snapshots are off: the
+AOF is the one copy (Redis 7 rewrites it compactly, with an RDB preamble, as it grows). The cost:
+one write per second to the volume, and a start that replays the file (seconds for a few hundred
+MB). Snapshots alone (RDB every few minutes) would cost less I/O but lose minutes of work on a
+crash, and a Redis without persistence forgets every registered sample and queued item."""
+
+
+class RedisServer:
+    """A throw-away ``redis-server`` on a free port, stopped and restarted at will; ``persistent``
+    runs it with the shipped persistence (``REDIS_PERSISTENCE``), so a restart keeps its data."""
+
+    def __init__(self, port: int | None = None, *, persistent: bool = False) -> None:
         self.port = port or free_port()
+        self.persistent = persistent
         self._process: subprocess.Popen[bytes] | None = None
         self._dir = Path(tempfile.mkdtemp(prefix="vrpcoder-redis-"))
 
@@ -83,19 +98,31 @@ class RedisServer:
         binary = shutil.which("redis-server")
         if binary is None:
             raise StackError("redis-server is not installed (apt-get install redis-server)")
+        persistence = REDIS_PERSISTENCE if self.persistent else ("--save", "", "--appendonly", "no")
         self._process = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", *persistence,
              "--dir", str(self._dir), "--protected-mode", "yes"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         _wait_until(lambda: redis_answers(self.url), timeout, f"redis-server on port {self.port}", self._process)
 
-    def stop(self) -> None:
+    def stop(self, *, graceful: bool = False) -> None:
+        """Kill the server (SIGKILL), or with ``graceful`` stop it as a container runtime does
+        (SIGTERM: it flushes its append-only file first)."""
         if self._process is not None and self._process.poll() is None:
-            self._process.kill()
-            self._process.wait(timeout=10)
+            if graceful:
+                self._process.terminate()
+            else:
+                self._process.kill()
+            self._process.wait(timeout=30)
         self._process = None
+
+    def restart(self, *, graceful: bool = True, down_seconds: float = 0.0) -> None:
+        """Stop, stay down ``down_seconds``, start again on the same port with the same data directory."""
+        self.stop(graceful=graceful)
+        time.sleep(down_seconds)
+        self.start()
 
     def close(self) -> None:
         self.stop()
@@ -191,6 +218,25 @@ class LocalStack:
         _wait_until(self._api_up, timeout, f"verifier API on port {self.port}", self.api_process)
         self.wait_for_workers(self.workers, timeout)
         return self
+
+    def stop_api(self, sig: signal.Signals = signal.SIGTERM, timeout: float = 30.0) -> None:
+        """Stop the API process with ``sig`` (SIGTERM: a rolling restart; SIGKILL: a crash) and wait for it."""
+        process = self.api_process
+        if process is None:
+            return
+        _signal_group(process, sig)
+        process.wait(timeout=timeout)
+
+    def start_api(self, timeout: float = 60.0) -> None:
+        """Start the API again on the same port (after ``stop_api``) and wait until it answers."""
+        self.api_process = self._spawn("api", "api", "--port", str(self.port), "--log-level", "warning")
+        _wait_until(self._api_up, timeout, f"verifier API on port {self.port}", self.api_process)
+
+    def kill_worker(self, index: int) -> None:
+        """Kill a worker and its sandboxes at once (SIGKILL: an OOM kill or a lost node)."""
+        process = self.worker_processes[index]
+        _signal_group(process, signal.SIGKILL)
+        process.wait(timeout=10)
 
     def _api_up(self) -> bool:
         try:

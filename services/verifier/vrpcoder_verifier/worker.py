@@ -5,7 +5,10 @@ executor's job, and the executor keeps warm sandboxed interpreters that a per-jo
 away. Each job is one candidate (see ``queue``) and writes one structured log line as it ends (job
 id, sample id, verdict kind, reward, seconds, sandbox). A heartbeat thread keeps the worker's
 "alive" key (with what it can promise: sandbox and licence) and runs the reaper, so a killed
-worker's job is re-run or failed within seconds.
+worker's job is re-run or failed within seconds. An idle worker looks every few seconds for a
+running batch with items still waiting and joins it (``queue.join_waiting_batch``), so a worker
+started mid-batch helps at once. Its Redis commands ride out a Redis restart (retried with backoff
+for ``redis_outage_seconds``), so an item in hand is published when Redis is back.
 """
 
 from __future__ import annotations
@@ -21,8 +24,11 @@ import uuid
 from typing import Any
 
 import redis
+from redis.backoff import EqualJitterBackoff
 from redis.client import Pipeline
-from rq import SimpleWorker
+from redis.retry import Retry
+from rq import Queue, SimpleWorker
+from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from vrpcoder_verifier.executors import InProcessExecutor, NoSandboxError, build_executor, executor_report
@@ -33,8 +39,10 @@ from vrpcoder_verifier.queue import (
     alive_index_key,
     alive_key,
     install_context,
+    join_waiting_batch,
     make_queue,
     reap_abandoned,
+    release_own,
 )
 from vrpcoder_verifier.schemas import WorkerReport
 from vrpcoder_verifier.settings import Settings
@@ -55,10 +63,33 @@ class VerifierWorker(SimpleWorker):
 
     HEARTBEAT_EVERY_SECONDS = 1.0
 
-    def __init__(self, *args: Any, stopping: threading.Event | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, stopping: threading.Event | None = None, settings: Settings | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self._last_beat_at = float("-inf")
         self._stopping = stopping
+        self._settings = settings
+
+    def dequeue_job_and_maintain_ttl(self, timeout: int | None, max_idle_time: int | None = None) -> tuple[Job, Queue] | None:
+        """Wait for a drain, and every ``join_poll_seconds`` while none comes, join a running batch
+        that still has items waiting (``queue.join_waiting_batch``)."""
+        settings = self._settings
+        if settings is None or timeout is None or max_idle_time is not None:
+            return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+        poll = max(1, round(settings.join_poll_seconds))
+        while True:
+            self._join(settings)
+            result = super().dequeue_job_and_maintain_ttl(min(timeout, poll), max_idle_time=poll)
+            if result is not None or self._stop_requested:
+                return result
+
+    def _join(self, settings: Settings) -> None:
+        try:
+            for queue in self.queues:
+                join_waiting_batch(self.connection, queue, settings)
+        except redis.exceptions.RedisError:
+            return  # Redis is away: the dequeue that follows waits for it
 
     def request_stop(self, signum: Any, frame: Any) -> None:
         """Warm shutdown: besides rq's own flag, tell the running drain to hand its batch over after
@@ -154,6 +185,7 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
         settings.redis_url,
         socket_connect_timeout=settings.redis_timeout_seconds,
         health_check_interval=30,
+        retry=outage_retry(settings),
     )
     heartbeat = Heartbeat(connection, settings, report)
     _wait_for_redis(connection, settings)
@@ -162,9 +194,14 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
     worked = False
     try:
         while True:
+            queue = make_queue(connection, settings)
+            try:
+                release_own(connection, queue, settings, report.name)
+            except redis.exceptions.RedisError:
+                pass  # Redis went away again; the loop below waits for it
             worker = VerifierWorker(
-                [make_queue(connection, settings)], connection=connection, name=report.name, serializer=JSONSerializer,
-                stopping=context.stopping,
+                [queue], connection=connection, name=report.name, serializer=JSONSerializer,
+                stopping=context.stopping, settings=settings,
             )
             worker.log_result_lifespan = False
             try:
@@ -178,6 +215,13 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
             _wait_for_redis(connection, settings)
     finally:
         heartbeat.stop()
+
+
+def outage_retry(settings: Settings) -> Retry:
+    """Retries of every Redis command of a worker: backoff from 0.1 s up to 2 s between tries, for
+    about ``redis_outage_seconds`` in all, so a Redis restart does not cut a drain off."""
+    retries = max(0, int(settings.redis_outage_seconds / 1.5))
+    return Retry(EqualJitterBackoff(cap=2.0, base=0.1), retries)
 
 
 def _wait_for_redis(connection: redis.Redis, settings: Settings) -> None:

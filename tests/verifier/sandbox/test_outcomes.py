@@ -6,7 +6,7 @@ import signal
 from collections.abc import Callable
 
 import pytest
-from vrpcoder.errors import ErrorKind
+from vrpcoder.errors import ErrorKind, VerificationError
 from vrpcoder.injection import InjVerdict
 from vrpcoder.samples import Sample
 from vrpcoder.verification import Verdict, VerifyConfig, verify
@@ -111,3 +111,29 @@ FORGERIES: list[tuple[str, Forgery]] = [
 @pytest.mark.parametrize(("name", "forge"), FORGERIES, ids=[n for n, _ in FORGERIES])
 def test_forged_verdicts_are_inconsistent(name: str, forge: Forgery, cvrp: Sample, gold_verdict: Verdict) -> None:
     assert verdict_inconsistency(forge(gold_verdict), cvrp, CONFIG) is not None
+
+
+def _budget(verdict: Verdict, **changes: object) -> Verdict:
+    """``verdict`` claiming the time budget ran out (no reward) on top of ``changes``."""
+    error = VerificationError(kind=ErrorKind.TIME_BUDGET, detail="claimed")
+    return verdict.model_copy(update={"error": error, "reward": None, **changes})
+
+
+def test_a_budget_verdict_the_solve_supports_is_consistent(cvrp: Sample) -> None:
+    """A budget verdict from a real out-of-time solve: the spent limit, and a bound that admits the reference."""
+    tight = VerifyConfig(time_limit=0.001)
+    verdict = verify(cvrp.gold_code, cvrp, tight)
+    if verdict.error is None or verdict.error.kind is not ErrorKind.TIME_BUDGET:
+        pytest.skip("the gold solve of this small sample finished within a millisecond")
+    assert verdict_inconsistency(verdict, cvrp, tight) is None
+
+
+@pytest.mark.parametrize("status", ["optimal", "time_limit"], ids=["solved", "time-left-to-continue"])
+def test_a_forged_budget_verdict_is_inconsistent(status: str, cvrp: Sample, tsp: Sample) -> None:
+    """A failing candidate must not trade its 0 for no reward by claiming the budget ran out: a
+    wrong optimum (the TSP gold script on a CVRP sample), consistent in every other respect."""
+    wrong = verify(tsp.gold_code, cvrp, CONFIG)
+    assert not wrong.diff and wrong.reward is not None and wrong.diff_check is not None
+    record = wrong.diff_check.model_copy(update={"final_status": status})
+    forged = _budget(wrong, status=status, diff_check=record)
+    assert verdict_inconsistency(forged, cvrp, CONFIG) is not None

@@ -1,8 +1,11 @@
 """The FastAPI application factory.
 
 ``create_app(settings)`` builds everything from one Settings object (no module-level globals), so
-tests and the CLI can run apps with different limits side by side. Redis being down is the one
-infrastructure fault a client should simply retry: it maps to 503 everywhere.
+tests and the CLI can run apps with different limits side by side. The infrastructure faults a
+client should simply retry map to 503 with ``Retry-After``: Redis away, and this process shutting
+down (SIGTERM: a rolling restart). On SIGTERM the process wakes every request still waiting for
+verdicts, answers it 503 at once (its jobs go on), and refuses new ones, instead of holding them
+until uvicorn's grace runs out and cancelling them as 500s.
 
 The interactive docs at /docs load Swagger UI's script and style from the installed
 ``swagger_ui_bundle`` package, never from a CDN: a cluster without internet access would otherwise
@@ -13,7 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import signal
+import threading
+from collections.abc import AsyncIterator, Callable
+from types import FrameType
 
 import redis
 import redis.asyncio as aioredis
@@ -32,7 +38,7 @@ from vrpcoder_verifier.api.core.access_log import AccessLog
 from vrpcoder_verifier.api.core.limits import BodySizeLimit, validation_error
 from vrpcoder_verifier.api.core.metrics import Metrics
 from vrpcoder_verifier.api.routes import api_router, health
-from vrpcoder_verifier.api.service import LimitExceeded, UnknownSample, VerifierService
+from vrpcoder_verifier.api.service import LimitExceeded, ShuttingDown, UnknownSample, VerifierService
 from vrpcoder_verifier.health import LicenceKind, probe_licence, sandbox_report
 from vrpcoder_verifier.logs import configure_logging
 from vrpcoder_verifier.queue import make_queue
@@ -61,6 +67,36 @@ def _clients(settings: Settings) -> tuple[aioredis.Redis, redis.Redis]:
 
 async def _probe_licence(service: VerifierService) -> None:
     service.licence = await asyncio.to_thread(probe_licence)
+
+
+def _drain_on_signals(service: VerifierService) -> None:
+    """Chain a handler in front of uvicorn's for SIGTERM and SIGINT that starts the service's
+    draining on the event loop. Only where uvicorn installed its own (the main thread of a served
+    process): an app under a test client keeps the process's handlers as they are."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    loop = asyncio.get_running_loop()
+    tasks: set[asyncio.Task[None]] = set()
+
+    def begin() -> None:
+        task = loop.create_task(service.begin_draining())
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        previous = signal.getsignal(sig)
+        if callable(previous):
+            signal.signal(sig, _chained(previous, lambda: loop.call_soon_threadsafe(begin)))
+
+
+def _chained(
+    previous: Callable[[int, FrameType | None], object], first: Callable[[], object]
+) -> Callable[[int, FrameType | None], None]:
+    def handler(signum: int, frame: FrameType | None) -> None:
+        first()
+        previous(signum, frame)
+
+    return handler
 
 
 DOCS_ASSETS = "/docs/assets"
@@ -108,6 +144,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             licence=LicenceKind.CHECKING.value if settings.check_licence else LicenceKind.DISABLED.value,
         )
         app.state.service = service
+        _drain_on_signals(service)
         tasks = [asyncio.create_task(service.reap_forever())]
         if settings.check_licence:
             tasks.append(asyncio.create_task(_probe_licence(service)))
@@ -147,7 +184,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse(
             status_code=status.HTTP_503_SERVICE_UNAVAILABLE,
             content={"detail": f"queue backend unavailable: {exc}"},
-            headers={"Retry-After": "1"},
+            headers={"Retry-After": str(settings.retry_after_seconds)},
+        )
+
+    @app.exception_handler(ShuttingDown)
+    async def shutting_down(_request: Request, exc: ShuttingDown) -> JSONResponse:
+        return JSONResponse(
+            status_code=status.HTTP_503_SERVICE_UNAVAILABLE,
+            content={"detail": str(exc), "job_ids": exc.job_ids},
+            headers={"Retry-After": str(settings.retry_after_seconds)},
         )
 
     @app.exception_handler(UnknownSample)

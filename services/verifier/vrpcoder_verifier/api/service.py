@@ -9,11 +9,19 @@ one item; the distinct ones are taken one at a time by a few drain jobs (see ``q
 waits behind another.
 Outcomes of jobs are counted where they end (``queue.publish``); this process counts what it
 serves from the cache.
+
+A request may be repeated: a client whose connection broke, or that got a 503 (Redis away, this
+process shutting down), sends it again with the same ``Idempotency-Key``, and gets the jobs the
+first attempt made (same job ids; nothing runs twice). On SIGTERM the process stops waiting at
+once: every request still waiting answers 503 with ``Retry-After`` (its jobs keep running, and the
+retry, on another replica or on this one restarted, waits for them), and new requests get 503 too
+while uvicorn finishes closing its connections.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,12 +40,17 @@ from vrpcoder_verifier.queue import (
     JobNotice,
     alive_index_key,
     alive_key,
+    backlog_key,
     drains_for,
     enqueue,
+    job_record_key,
     lookup_job,
     new_id,
     notify_key,
+    prune_stale,
     reap_abandoned,
+    request_key,
+    running_key,
     stats_key,
 )
 from vrpcoder_verifier.schemas import (
@@ -64,6 +77,23 @@ class UnknownSample(LookupError):
 
 class LimitExceeded(ValueError):
     pass
+
+
+class ShuttingDown(Exception):
+    """This API process is shutting down; the request's jobs (if any) go on without it."""
+
+    def __init__(self, job_ids: Sequence[str]) -> None:
+        super().__init__("this API process is shutting down: send the request again (with the same Idempotency-Key "
+                         "its jobs are not run twice)")
+        self.job_ids = list(job_ids)
+
+
+WAKE = b"wake"
+"""Pushed onto every notice list a request of this process waits on when it starts shutting down."""
+
+_ATTACHED_POLL_SECONDS = 0.25
+"""How often a repeated request looks for the records of the jobs an earlier attempt made (it has
+no notice list of its own for them; repeats are rare, so polling is cheap enough)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +140,35 @@ class VerifierService:
     licence: str = LicenceKind.CHECKING.value
     alive_workers: int = 1
     """Workers with a fresh heartbeat, refreshed every heartbeat; how many drains a batch gets."""
+    draining: bool = False
+    """Set on SIGTERM: requests stop waiting and new ones are refused with 503."""
     _samples: SampleStore = field(init=False)
     _cache: AsyncResultCache = field(init=False)
+    _waiting: set[str] = field(init=False, default_factory=set)
+    """Notice lists requests of this process are blocked on (woken when it shuts down)."""
 
     def __post_init__(self) -> None:
         self._samples = SampleStore(self.settings)
         self._cache = AsyncResultCache(self.async_redis, self.settings)
+
+    async def begin_draining(self) -> None:
+        """Shutting down: wake every waiting request (each answers 503) and refuse new ones."""
+        self.draining = True
+        waiting = list(self._waiting)
+        if not waiting:
+            return
+        try:
+            async with self.async_redis.pipeline(transaction=False) as pipe:
+                for key in waiting:
+                    pipe.rpush(key, WAKE)
+                    pipe.expire(key, 60)
+                await pipe.execute()
+        except redis.exceptions.RedisError:
+            return  # Redis is away: those requests are failing with 503 already
+
+    def _refuse_if_draining(self) -> None:
+        if self.draining:
+            raise ShuttingDown(())
 
     def config_for(self, options: VerifyOptions) -> VerifyConfig:
         """Service-side config: threads pinned to one, time limit defaulted and capped."""
@@ -129,11 +182,13 @@ class VerifierService:
         return min(wait, self.settings.max_wait_seconds)
 
     async def register_sample(self, sample: Sample) -> SampleRegistered:
+        self._refuse_if_draining()
         inline = _InlineSample.of(sample)
         await self._samples.put(self.async_redis, inline.sample_id, inline.json)
         return SampleRegistered(sample_id=inline.sample_id, name=sample.id)
 
-    async def verify(self, request: VerifyRequest) -> Answer:
+    async def verify(self, request: VerifyRequest, idempotency_key: str | None = None) -> Answer:
+        self._refuse_if_draining()
         config = self.config_for(request.options)
         stored: dict[str, str] = {}
         referenced: list[str] = []
@@ -146,10 +201,11 @@ class VerifierService:
             sample_id = request.sample_id
             referenced.append(sample_id)
         pair = (request.candidate, sample_id)
-        (answer,) = await self._submit([pair], stored, referenced, config, self.wait_for(request.wait))
+        (answer,) = await self._submit([pair], stored, referenced, config, self.wait_for(request.wait), idempotency_key)
         return answer
 
-    async def verify_batch(self, request: BatchRequest) -> list[Answer]:
+    async def verify_batch(self, request: BatchRequest, idempotency_key: str | None = None) -> list[Answer]:
+        self._refuse_if_draining()
         if len(request.items) > self.settings.max_batch_items:
             raise LimitExceeded(f"{len(request.items)} items; this service takes at most {self.settings.max_batch_items} per batch")
         config = self.config_for(request.options)
@@ -160,7 +216,7 @@ class VerifierService:
             for item in request.items
         ]
         stored = {s.sample_id: s.json for s in inline}
-        return await self._submit(pairs, stored, referenced, config, self.wait_for(request.wait))
+        return await self._submit(pairs, stored, referenced, config, self.wait_for(request.wait), idempotency_key)
 
     async def _submit(
         self,
@@ -169,54 +225,96 @@ class VerifierService:
         referenced: Sequence[str],
         config: VerifyConfig,
         wait: float,
+        idempotency_key: str | None = None,
     ) -> list[Answer]:
-        """Answer ``pairs`` (candidate, sample id) in order: from the cache, else through jobs."""
+        """Answer ``pairs`` (candidate, sample id) in order: with the jobs an earlier attempt of the
+        same request made, from the cache, else through new jobs."""
         version = self.settings.version
         keys = [cache_key(candidate, sample_id, version, config) for candidate, sample_id in pairs]
         first = dict(zip(reversed(keys), reversed(pairs), strict=True))
         unique = list(dict.fromkeys(keys))
-        found = await self._cache.lookup(inline, referenced, unique)
+        request = request_key(self.settings, idempotency_key) if idempotency_key is not None else None
+        found = await self._cache.lookup(inline, referenced, unique, request)
         if found.missing_samples:
             raise UnknownSample(found.missing_samples)
+        earlier: dict[str, str] = json.loads(found.extra) if found.extra is not None else {}
         answers: dict[str, Answer] = {}
         for key, cached in zip(unique, found.verdicts, strict=True):
-            if cached is not None:
+            if cached is not None and key not in earlier:
                 answers[key] = Answer.cached(cached)
                 self.metrics.observe_cached(cached.error_kind)
         hits = sum(1 for key in keys if key in answers)
         self.metrics.observe_lookup(hits, len(keys) - hits)
-        todo = [ItemSpec(new_id(), *first[key], key) for key in unique if key not in answers]
-        if todo:
-            results = await self._run(todo, config, wait)
+        attached = {key: earlier[key] for key in unique if key in earlier}
+        todo = [ItemSpec(new_id(), *first[key], key) for key in unique if key not in answers and key not in attached]
+        if todo or attached:
+            results = await self._run(todo, attached, config, wait, idempotency_key)
             answers.update((item.cache_key, Answer.of(results[item.id])) for item in todo)
+            answers.update((key, Answer.of(results[item_id])) for key, item_id in attached.items())
         return [answers[key] for key in keys]
 
-    async def _run(self, items: list[ItemSpec], config: VerifyConfig, wait: float) -> dict[str, VerifyResult]:
-        """Enqueue ``items`` (about one drain per alive worker) and wait for their notices; results by item id."""
+    async def _run(
+        self, items: list[ItemSpec], attached: Mapping[str, str], config: VerifyConfig, wait: float,
+        idempotency_key: str | None,
+    ) -> dict[str, VerifyResult]:
+        """Enqueue ``items`` (about one drain per alive worker) and wait for their notices and for
+        the ``attached`` jobs of an earlier attempt; results by item id."""
         notify = notify_key(self.settings, new_id())
-        drains = drains_for(len(items), self.alive_workers)
-        await asyncio.to_thread(enqueue, self.queue, items, config, notify, self.settings, drains)
-        return await self._collect(notify, [item.id for item in items], wait)
+        if items:
+            drains = drains_for(len(items), self.alive_workers)
+            key = idempotency_key if not attached else None  # a repeat keeps the first attempt's record
+            await asyncio.to_thread(enqueue, self.queue, items, config, notify, self.settings, drains, key)
+        return await self._collect(notify, [item.id for item in items], list(attached.values()), wait)
 
-    async def _collect(self, notify: str, item_ids: list[str], wait: float) -> dict[str, VerifyResult]:
-        """Block on the notice list; an item's first notice counts (a re-run job may announce it again)."""
+    async def _collect(
+        self, notify: str, item_ids: list[str], attached: list[str], wait: float
+    ) -> dict[str, VerifyResult]:
+        """Block on the notice list (an item's first notice counts: a re-run job may announce it
+        again), and look for the records of ``attached`` jobs; on shutdown, raise ``ShuttingDown``."""
         deadline = time.monotonic() + wait
         results: dict[str, VerifyResult] = {}
-        while len(results) < len(item_ids):
-            remaining = deadline - time.monotonic()
-            if remaining <= 0.001:
-                break
-            popped = await self.async_redis.blpop([notify], timeout=remaining)
-            if popped is None:
-                break
-            notice = JobNotice.model_validate_json(popped[1])
-            if notice.job_id not in results:
-                results[notice.job_id] = self._observed(notice)
-        pending = [item_id for item_id in item_ids if item_id not in results]
+        everything = [*item_ids, *attached]
+        self._waiting.add(notify)
+        try:
+            while len(results) < len(everything):
+                if self.draining:
+                    raise ShuttingDown(everything)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0.001:
+                    break
+                polling = [i for i in attached if i not in results]
+                if polling:
+                    results.update(await self._records(polling))
+                    polling = [i for i in polling if i not in results]
+                    remaining = min(remaining, _ATTACHED_POLL_SECONDS)
+                if not any(i not in results for i in item_ids):
+                    if polling:
+                        await asyncio.sleep(remaining)
+                    continue
+                popped = await self.async_redis.blpop([notify], timeout=remaining)
+                if popped is None:
+                    if polling:
+                        continue
+                    break
+                if popped[1] == WAKE:
+                    continue
+                notice = JobNotice.model_validate_json(popped[1])
+                if notice.job_id not in results:
+                    results[notice.job_id] = self._observed(notice)
+        finally:
+            self._waiting.discard(notify)
+        pending = [item_id for item_id in everything if item_id not in results]
         if pending:
             looked_up = await asyncio.to_thread(self._lookup_many, pending)
             results.update(looked_up)
         return results
+
+    async def _records(self, item_ids: list[str]) -> dict[str, VerifyResult]:
+        """The results of those jobs that have ended (one round trip)."""
+        if not item_ids:
+            return {}
+        raws = await self.async_redis.mget([job_record_key(self.settings, i) for i in item_ids])
+        return {i: JobNotice.model_validate_json(raw).result() for i, raw in zip(item_ids, raws, strict=True) if raw}
 
     def _observed(self, notice: JobNotice) -> VerifyResult:
         """Latency of a job this process waited on (its outcome was counted where it ended)."""
@@ -224,8 +322,11 @@ class VerifierService:
         return notice.result()
 
     def _lookup_many(self, job_ids: list[str]) -> dict[str, VerifyResult]:
+        """Where the jobs not ended stand; one this Redis has no trace of any more is ``lost`` (its
+        data was lost): waiting for it would be forever, the client submits it again."""
         found = {job_id: lookup_job(self.sync_redis, self.settings, job_id) for job_id in job_ids}
-        return {job_id: r or VerifyResult(job_id=job_id, state=JobState.QUEUED) for job_id, r in found.items()}
+        lost = "the service has no trace of this job any more (its Redis lost the data); submit it again"
+        return {job_id: r or VerifyResult(job_id=job_id, state=JobState.LOST, failure=lost) for job_id, r in found.items()}
 
     async def job(self, job_id: str) -> VerifyResult | None:
         return await asyncio.to_thread(lookup_job, self.sync_redis, self.settings, job_id)
@@ -237,16 +338,26 @@ class VerifierService:
         raws = await self.async_redis.mget(keys) if keys else []
         return [WorkerReport.model_validate_json(raw) for raw in raws if raw is not None]
 
+    async def _backlog(self) -> tuple[int, int]:
+        """(items accepted and not ended, items a drain is running), as the autoscaler sees them."""
+        async with self.async_redis.pipeline(transaction=False) as pipe:
+            pipe.zcard(backlog_key(self.settings))
+            pipe.zcard(running_key(self.settings))
+            total, running = await pipe.execute()
+        return int(total), int(running)
+
     async def ready(self) -> ReadyReport:
         try:
             await self.async_redis.ping()
-            depth: int | None = await self.async_redis.llen(self.queue.key)
+            total, running = await self._backlog()
+            depth: int | None = total - running
             workers = await self.workers()
             reachable = True
         except redis.exceptions.RedisError:
             depth, workers, reachable = None, [], False
         return ReadyReport(
-            ready=is_ready(reachable, workers, self.settings.unsandboxed_ok),
+            ready=is_ready(reachable, workers, self.settings.unsandboxed_ok) and not self.draining,
+            draining=self.draining,
             version=self.settings.version,
             redis=reachable,
             sandbox=self.sandbox,
@@ -259,23 +370,24 @@ class VerifierService:
         """Queue state and the counts of how jobs ended are read from Redis at scrape time: jobs end in
         workers (or in a reaper), and a verdict fetched later through GET /v1/jobs was counted then."""
         try:
-            depth = await self.async_redis.llen(self.queue.key)
-            running = await self.async_redis.zcard(self.queue.started_job_registry.key)
+            total, running = await self._backlog()
             workers = len(await self.workers())
             ended = JobOutcomes.of(await self.async_redis.hgetall(stats_key(self.settings)))
         except redis.exceptions.RedisError:
-            depth, running, workers, ended = -1, -1, -1, None
-        return self.metrics.render(queue_depth=depth, running=running, workers=workers, ended=ended)
+            total, running, workers, ended = -1, -1, -1, None
+        return self.metrics.render(backlog=total, running=running, workers=workers, ended=ended)
 
     async def reap_forever(self) -> None:
         """The API reaps too, so a job held by a dead worker fails cleanly even when no worker is left.
 
-        The same beat refreshes the count of alive workers that sizes each batch's drains.
+        The same beat refreshes the count of alive workers that sizes each batch's drains, and
+        prunes backlog entries older than any batch can live (``queue.prune_stale``).
         """
         while True:
             await asyncio.sleep(self.settings.worker_heartbeat_seconds)
             try:
                 self.alive_workers = len(await self.workers())
                 await asyncio.to_thread(reap_abandoned, self.sync_redis, self.queue, self.settings)
+                await asyncio.to_thread(prune_stale, self.sync_redis, self.settings)
             except redis.exceptions.RedisError:
                 continue

@@ -17,12 +17,13 @@ import signal
 from dataclasses import dataclass
 from enum import StrEnum
 
+from vrpcoder.candidate import Outcome
 from vrpcoder.errors import ErrorKind, VerificationError
 from vrpcoder.injection import InjVerdict
 from vrpcoder.optimum import judge_plan
 from vrpcoder.relabelling import judgeable_by_arcs
 from vrpcoder.samples import Sample
-from vrpcoder.verification import Verdict, VerifyConfig, all_passed, failed_verdict, reward
+from vrpcoder.verification import Verdict, VerifyConfig, all_passed, budget_spent, failed_verdict, reward, solve_error
 
 EXIT_OUT_OF_MEMORY = 86
 """The candidate's process ran out of memory while reporting (RLIMIT_AS)."""
@@ -79,12 +80,36 @@ def verdict_inconsistency(verdict: Verdict, sample: Sample, config: VerifyConfig
         return problem
     if verdict.passed != all_passed(verdict.diff, verdict.probes, verdict.optimum_ok):
         return "passed does not follow from DIFF, the optimum check and the probes"
+    problem = _budget_inconsistency(verdict, sample, config)
+    if problem is not None:
+        return problem
     infrastructure = verdict.error is not None and not verdict.error.kind.is_candidate_fault
     if infrastructure:
         return None if verdict.reward is None else "an infrastructure fault carries no reward"
     earned = reward(True, verdict.diff, verdict.inj_fraction, config.weights, optimum_ok=verdict.optimum_ok)
     if verdict.reward is None or abs(verdict.reward - earned) > _REWARD_TOLERANCE:
         return "reward does not follow from the verdict"
+    return None
+
+
+def _budget_inconsistency(verdict: Verdict, sample: Sample, config: VerifyConfig) -> str | None:
+    """A time-budget verdict (no reward) must follow from its own facts by the verifier's rule
+    (``solve_error``): a solve stopped on a spent time limit with a bound that admits the reference.
+    Otherwise a forged one would trade a failing candidate's 0 for no reward at all."""
+    if verdict.error is None or verdict.error.kind is not ErrorKind.TIME_BUDGET:
+        return None
+    check = verdict.diff_check
+    if check is None or verdict.status is None or verdict.diff:
+        return "a time-budget verdict without a failed DIFF record"
+    bound = check.final_bound
+    objective = verdict.objective
+    minimize = objective is None or bound is None or bound <= objective
+    outcome = Outcome(status=verdict.status, objective=objective, has_solution=objective is not None,
+                      bound=bound, minimize=minimize)
+    spent = check.continued or budget_spent(config, verdict.build_seconds)
+    expected = solve_error(outcome, spent, sample.reference_objective, config.diff_tolerance)
+    if expected is None or expected.kind is not ErrorKind.TIME_BUDGET:
+        return "a time-budget verdict that its own solve does not support"
     return None
 
 

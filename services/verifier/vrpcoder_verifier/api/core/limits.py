@@ -7,18 +7,28 @@ it fits.
 
 A 422 names what was wrong and where, and shows the offending input only in brief: FastAPI's own
 answer echoes each error's input whole, which for an error on the whole body is the whole body (a
-7 MB candidate came back in full), and a lone surrogate in it made the answer itself fail as a 500.
+7 MB candidate came back in full), and a lone surrogate in it made the answer itself fail as a 500,
+as did a ``NaN`` (JSON cannot carry it back).
+
+Numbers are finite, in every body: Python's JSON reader takes ``NaN``, ``Infinity`` and numbers
+too large for a float (``1e999``), and pydantic's plain ``float`` accepts them; stored again as
+JSON they became ``null``, and one such weight made a batch no worker could read. The routes read
+bodies with ``FiniteJSONRoute``: each such number becomes a marker that no field of any schema
+accepts, so the request is refused with 422 at the field's own path (samples included), and the
+422 says why.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import math
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from fastapi import Request
+from fastapi import Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 ECHO_CHARS = 200
@@ -75,10 +85,57 @@ class BodySizeLimit:
         await send({"type": "http.response.body", "body": body})
 
 
+class NonFinite:
+    """A number JSON should not hold (``NaN``, ``Infinity``, ``-Infinity``, or one past a float's
+    range), kept as its text. No schema accepts it, so it is refused where it stands."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _finite_float(text: str) -> float | NonFinite:
+    value = float(text)
+    return value if math.isfinite(value) else NonFinite(text)
+
+
+def loads_finite(body: bytes | str) -> Any:
+    """``json.loads``, with every non-finite number read as a ``NonFinite`` marker."""
+    return json.loads(body, parse_constant=NonFinite, parse_float=_finite_float)
+
+
+class _FiniteJSONRequest(Request):
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            self._json = loads_finite(await self.body())
+        return self._json
+
+
+class FiniteJSONRoute(APIRoute):
+    """A route whose JSON body is read with ``loads_finite`` (see the module docstring)."""
+
+    def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
+        handler = super().get_route_handler()
+
+        async def finite_handler(request: Request) -> Response:
+            return await handler(_FiniteJSONRequest(request.scope, request.receive))
+
+        return finite_handler
+
+
 def brief(value: Any, depth: int = ECHO_DEPTH) -> Any:
     """``value`` cut down to what an error message needs, as JSON-ready data that always encodes:
-    strings to ``ECHO_CHARS`` characters (unencodable ones escaped), containers to ``ECHO_ITEMS``
-    entries and ``ECHO_DEPTH`` levels, anything else as its type's name."""
+    strings to ``ECHO_CHARS`` characters (unencodable ones escaped), non-finite numbers as their
+    text, containers to ``ECHO_ITEMS`` entries and ``ECHO_DEPTH`` levels, anything else as its
+    type's name."""
+    if isinstance(value, NonFinite):
+        return value.text
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
     if value is None or isinstance(value, bool | int | float):
         return value
     if isinstance(value, str):
@@ -99,8 +156,15 @@ def brief(value: Any, depth: int = ECHO_DEPTH) -> Any:
     return type(value).__name__
 
 
+NON_FINITE_MESSAGE = "numbers must be finite: NaN, Infinity and numbers past a float's range are refused"
+
+
 def _error(error: Mapping[str, Any]) -> dict[str, Any]:
     shown = {key: brief(error[key]) for key in ("type", "loc", "msg") if key in error}
+    if isinstance(error.get("input"), NonFinite) or (
+        isinstance(error.get("input"), float) and not math.isfinite(error["input"])
+    ):
+        shown.update(type="finite_number", msg=NON_FINITE_MESSAGE)
     if "input" in error:
         shown["input"] = brief(error["input"])
     if isinstance(error.get("ctx"), Mapping):

@@ -1,7 +1,9 @@
 """Prometheus metrics of one API process, in a registry of its own.
 
 A private registry (not the global default) lets several apps live in one test process without
-duplicate-metric errors. Queue depth and the counts of how jobs ended are read from Redis at scrape
+duplicate-metric errors. The backlog (items accepted and not ended: ``verifier_backlog_items``, the
+figure the workers scale on, and its parts ``verifier_queue_depth`` waiting and
+``verifier_jobs_running`` running) and the counts of how jobs ended are read from Redis at scrape
 time: jobs end in workers (or in a reaper, for a job whose worker died), which count them as they
 publish the outcome, so a failed job and a verdict fetched later through GET /v1/jobs are counted
 once each, whoever asks. Those are properties of the shared service, so every API replica reports
@@ -17,7 +19,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.metrics_core import CounterMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from vrpcoder_verifier.queue import FAILED_FIELD, VERDICT_FIELD_PREFIX
+from vrpcoder_verifier.queue import FAILED_BATCHES_FIELD, FAILED_DRAINS_FIELD, FAILED_FIELD, VERDICT_FIELD_PREFIX
 
 
 def _text(value: bytes | str) -> str:
@@ -31,12 +33,17 @@ class JobOutcomes:
     failed: int = 0
     verdicts: Mapping[str, int] = field(default_factory=dict)
     """Finished jobs by the verdict's error kind (``none`` for a clean pass or fail)."""
+    failed_drains: int = 0
+    """Drains that failed (rq gave up on them, or they could not read their batch's configuration)."""
+    failed_batches: int = 0
+    """Batches whose waiting items were failed whole (unreadable configuration, hand-over budget spent)."""
 
     @classmethod
     def of(cls, stats: Mapping[bytes | str, bytes | str]) -> JobOutcomes:
         counts = {_text(key): int(_text(value)) for key, value in stats.items()}
         verdicts = {k.removeprefix(VERDICT_FIELD_PREFIX): n for k, n in counts.items() if k.startswith(VERDICT_FIELD_PREFIX)}
-        return cls(failed=counts.get(FAILED_FIELD, 0), verdicts=verdicts)
+        return cls(failed=counts.get(FAILED_FIELD, 0), verdicts=verdicts,
+                   failed_drains=counts.get(FAILED_DRAINS_FIELD, 0), failed_batches=counts.get(FAILED_BATCHES_FIELD, 0))
 
 
 class _EndedJobs(Collector):
@@ -64,6 +71,20 @@ class _EndedJobs(Collector):
         )
         failed.add_metric([], self.outcomes.failed)
         yield failed
+        drains = CounterMetricFamily(
+            "verifier_failed_drains",
+            "Drain jobs that failed: rq gave up on them (their worker died, no retry left), or they could not "
+            "read their batch's configuration (read from Redis). A poison batch shows here.",
+        )
+        drains.add_metric([], self.outcomes.failed_drains)
+        yield drains
+        batches = CounterMetricFamily(
+            "verifier_failed_batches",
+            "Batches whose waiting items were all failed at once: a configuration no drain can read, or handed "
+            "to fresh drains too often without progress (read from Redis).",
+        )
+        batches.add_metric([], self.outcomes.failed_batches)
+        yield batches
 
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 
@@ -76,8 +97,14 @@ class Metrics:
 
     def __post_init__(self) -> None:
         r = self.registry
-        self.queue_depth = Gauge("verifier_queue_depth", "Jobs waiting in the rq queue.", registry=r)
-        self.running = Gauge("verifier_jobs_running", "Jobs a worker has started and not finished.", registry=r)
+        self.backlog = Gauge(
+            "verifier_backlog_items",
+            "Items (candidates) accepted and not yet ended, waiting or running, batches and single requests alike: "
+            "what the workers scale on (Redis sorted set <key_prefix>:backlog).",
+            registry=r,
+        )
+        self.queue_depth = Gauge("verifier_queue_depth", "Items waiting for a worker (the backlog less the running).", registry=r)
+        self.running = Gauge("verifier_jobs_running", "Items a worker has taken and not yet finished.", registry=r)
         self.workers = Gauge("verifier_workers_alive", "Workers with a fresh heartbeat.", registry=r)
         self.job_latency = Histogram(
             "verifier_job_latency_seconds",
@@ -104,11 +131,13 @@ class Metrics:
         self._hits += hits
         self._lookups += hits + misses
 
-    def render(self, *, queue_depth: int, running: int, workers: int, ended: JobOutcomes | None = None) -> bytes:
-        """The exposition text; ``ended`` None (Redis away) keeps the counts last read."""
+    def render(self, *, backlog: int, running: int, workers: int, ended: JobOutcomes | None = None) -> bytes:
+        """The exposition text (-1 for what Redis did not answer); ``ended`` None (Redis away) keeps
+        the counts last read."""
         if ended is not None:
             self._ended.outcomes = ended
-        self.queue_depth.set(queue_depth)
+        self.backlog.set(backlog)
+        self.queue_depth.set(backlog - running if backlog >= 0 and running >= 0 else -1)
         self.running.set(running)
         self.workers.set(workers)
         self.cache_hit_ratio.set(self._hits / self._lookups if self._lookups else 0.0)

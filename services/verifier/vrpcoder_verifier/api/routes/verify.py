@@ -12,13 +12,18 @@ from typing import Any
 
 from fastapi import APIRouter, Response, status
 
-from vrpcoder_verifier.api.deps import Authorized, ServiceDep
+from vrpcoder_verifier.api.core.limits import FiniteJSONRoute
+from vrpcoder_verifier.api.deps import Authorized, IdempotencyKey, ServiceDep, check_sample
 from vrpcoder_verifier.api.service import batch_body
 from vrpcoder_verifier.schemas import BatchRequest, BatchResponse, VerifyRequest, VerifyResult
 
-router = APIRouter(tags=["verify"], dependencies=[Authorized])
+router = APIRouter(tags=["verify"], dependencies=[Authorized], route_class=FiniteJSONRoute)
 
-_PENDING: dict[int | str, dict[str, Any]] = {202: {"description": "Not finished within the wait; poll GET /v1/jobs/{id}."}}
+_PENDING: dict[int | str, dict[str, Any]] = {
+    202: {"description": "Not finished within the wait; poll GET /v1/jobs/{id}."},
+    503: {"description": "Redis is away or this API process is shutting down: retry after `Retry-After` "
+          "seconds with the same Idempotency-Key (the jobs already made are not run again)."},
+}
 
 
 _TIME_LIMITS = (
@@ -32,9 +37,11 @@ _TIME_LIMITS = (
 @router.post("/verify", response_model=VerifyResult, responses=_PENDING, description=(
     "Verify one candidate against an inline or registered sample, waiting up to `wait` seconds. " + _TIME_LIMITS
 ))
-async def verify(request: VerifyRequest, service: ServiceDep) -> Response:
+async def verify(request: VerifyRequest, service: ServiceDep, idempotency_key: IdempotencyKey = None) -> Response:
     """Verify one candidate against an inline or registered sample, waiting up to ``wait`` seconds."""
-    answer = await service.verify(request)
+    if request.sample is not None:
+        check_sample(request.sample, ("body", "sample"))
+    answer = await service.verify(request, idempotency_key)
     return _json(answer.body, done=answer.done)
 
 
@@ -43,9 +50,11 @@ async def verify(request: VerifyRequest, service: ServiceDep) -> Response:
     "Items are independent: a slow or looping item holds one worker and delays no other item's verdict. "
     + _TIME_LIMITS
 ))
-async def verify_batch(request: BatchRequest, service: ServiceDep) -> Response:
+async def verify_batch(request: BatchRequest, service: ServiceDep, idempotency_key: IdempotencyKey = None) -> Response:
     """Verify a group of candidates; results come back in request order (202 if any is still pending)."""
-    answers = await service.verify_batch(request)
+    for index, sample in enumerate(request.samples):
+        check_sample(sample, ("body", "samples", index))
+    answers = await service.verify_batch(request, idempotency_key)
     return _json(batch_body(answers), done=all(a.done for a in answers))
 
 
