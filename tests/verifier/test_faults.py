@@ -22,7 +22,7 @@ import redis
 from vrpcoder.errors import ErrorKind
 from vrpcoder.samples import Sample
 from vrpcoder.verification import VerifyConfig, verify
-from vrpcoder_client.client import AsyncVerifierClient, VerifierClient
+from vrpcoder_client.client import AsyncVerifierClient, PollPolicy, VerifierClient
 from vrpcoder_client.reward import make_verifier_reward
 from vrpcoder_verifier.health import sandbox_report
 from vrpcoder_verifier.queue import ItemSpec, enqueue, make_queue, new_id, notify_key
@@ -519,3 +519,63 @@ def _keda_backlog(stack: LocalStack) -> int:
         return int(client.eval(KEDA_LIST_LENGTH, 1, stack.settings.key("backlog")))
     finally:
         client.close()
+
+
+def _fenced(code: str) -> str:
+    return f"```python\n{code}\n```"
+
+
+def test_a_job_whose_worker_died_gives_none_in_the_reward_never_a_score(
+    redis_server: RedisServer, tmp_path: Path, cvrp: Sample
+) -> None:
+    """The shipped reward function on a job that failed with its worker (no retry left): that
+    completion gets None with the reason ``job_failed``; its group-mates keep their real rewards."""
+    golds = [f"{cvrp.gold_code}\n# rewarded beside a dying worker {i}\n" for i in range(3)]
+    with _stack(redis_server, tmp_path, job_retries=0) as stack, VerifierClient(stack.base_url, stack.token) as client:
+        time.sleep(2 * stack.settings.worker_heartbeat_seconds)
+        reward = make_verifier_reward(client, OPTIONS)
+        sample_id = client.register_sample(cvrp)
+        rewards: list[float | None] = []
+        call = threading.Thread(
+            target=lambda: rewards.extend(reward(["p"] * 4, [_fenced(c) for c in (slow_gold(cvrp, 30.0), *golds)], sample_id=sample_id))
+        )
+        call.start()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not _running_item(stack):
+            time.sleep(0.05)
+        _kill(stack.worker_processes[_worker_running(stack, _running_item(stack) or "")])
+        call.join(timeout=90)
+        assert not call.is_alive()
+    assert rewards[0] is None and rewards[1:] == [pytest.approx(1.0)] * 3
+    assert reward.stats.none_by_reason == {"job_failed": 1} and reward.stats.scored == 3
+
+
+def _running_item(stack: LocalStack) -> str | None:
+    """An item id some drain has taken (the slow one: the golds are verified in a second or two,
+    but it is the first of its batch and the others wait behind it on its drain)."""
+    client = redis.Redis.from_url(stack.settings.redis_url, decode_responses=True)
+    try:
+        for entry in client.zrange(f"rq:wip:{stack.settings.queue_name}", 0, -1):
+            drain_id = str(entry).partition(":")[0]
+            for key in client.scan_iter(stack.settings.key("batch", "*", "taken", drain_id)):
+                taken = client.lrange(key, 0, -1)
+                if taken:
+                    return str(taken[0])
+        return None
+    finally:
+        client.close()
+
+
+def test_a_verdict_still_pending_when_the_client_stops_waiting_gives_none(
+    redis_server: RedisServer, tmp_path: Path, cvrp: Sample
+) -> None:
+    """A reward call whose poll budget runs out before a job ends: None with ``still_pending``,
+    the finished group-mate keeps its reward."""
+    with _stack(redis_server, tmp_path, default_wait_seconds=1.0) as stack, VerifierClient(
+        stack.base_url, stack.token, poll=PollPolicy(timeout=4.0)
+    ) as client:
+        reward = make_verifier_reward(client, OPTIONS)
+        codes = [slow_gold(cvrp, 8.0), f"{cvrp.gold_code}\n# quick beside a slow one\n"]
+        rewards = reward(["p"] * 2, [_fenced(c) for c in codes], sample_id=client.register_sample(cvrp))
+    assert rewards[0] is None and rewards[1] == pytest.approx(1.0)
+    assert reward.stats.none_by_reason == {"still_pending": 1}
