@@ -4,16 +4,18 @@ transient failures as None (counted), never a silent 0; what TRL does with an al
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 import torch
 from vrpcoder.mutants import mutation_rules
-from vrpcoder_client.client import VerifierClient
+from vrpcoder_client.client import PollPolicy, VerifierClient
 from vrpcoder_client.reward import VerifierConfigError
 from vrpcoder_client.schemas import VerifyOptions
 from vrpcoder_client.verdicts import RewardWeights
 from vrpcoder_trainer.dataset import fenced
 from vrpcoder_trainer.rewards import GroupedVerifierReward, guard_advantages
+from vrpcoder_verifier.stack import LocalStack, purge, stack_settings
 
 from tests.trainer.support import NO_MODEL, cvrp_samples
 
@@ -85,3 +87,29 @@ def test_guard_clears_non_finite_advantages() -> None:
     assert count == 2 and cleaned.tolist() == [0.5, 0.0, 0.0, -0.5]
     same, none = guard_advantages(torch.tensor([1.0, -1.0]))
     assert none == 0 and same.tolist() == [1.0, -1.0]
+
+
+def test_dual_pass_rate_leaves_unscored_completions_out_of_its_denominator(redis_url: str, tmp_path: Path) -> None:
+    """One group: the gold (passes), the DIFF-blind mutant (fails INJ), a gold that is still running
+    when the client stops waiting (None), a reply without code (the model's 0). The rate is
+    passes / completions that got a reward: 1 / 3, not 1 / 4 (a None is our outage, not a fail)."""
+    base = cvrp_samples()[0]
+    still_running = base.gold_code.replace("def build_model():", "def build_model():\n    import time\n    time.sleep(8)", 1)
+    settings = stack_settings(redis_url, allow_unsandboxed=True, max_time_limit=30.0, default_time_limit=10.0,
+                              default_wait_seconds=1.0)
+    try:
+        with LocalStack(settings, workers=2, log_dir=tmp_path) as stack, VerifierClient(
+            stack.base_url, stack.token, timeout=30, poll=PollPolicy(timeout=5.0)
+        ) as client:
+            reward = GroupedVerifierReward(client, VerifyOptions(time_limit=10.0), group_size=4)
+            completions = [_completion(base.gold_code), _completion(_arc_ban(0)), _completion(still_running),
+                           [{"role": "assistant", "content": "no code"}]]
+            rewards = reward([[{"role": "user", "content": "q"}]] * 4, completions, sample_id=[client.register_sample(base)] * 4)
+    finally:
+        purge(settings)
+    assert rewards[0] == pytest.approx(1.0) and rewards[1] is not None and rewards[1] < 1.0
+    assert rewards[2] is None and rewards[3] == 0.0
+    metrics = reward.drain()
+    assert metrics["verifier/none_this_step"] == 1.0 and metrics["verifier/no_code_this_step"] == 1.0
+    assert metrics["verifier/dual_pass"] == pytest.approx(1 / 2), "share of the verdicts that pass"
+    assert metrics["verifier/dual_pass_rate"] == pytest.approx(1 / 3), "share of the rewarded completions that pass"
