@@ -17,6 +17,7 @@ from vrpcoder_client.client import (
 from vrpcoder_client.prompts import CODE_SYSTEM_PROMPT, code_prompt_version, code_system_prompt
 from vrpcoder_client.reward import (
     RewardStats,
+    ScoredCompletion,
     VerifierConfigError,
     check_service,
     extract_code,
@@ -52,6 +53,7 @@ __all__ = [
     "RewardStats",
     "RewardWeights",
     "SampleRef",
+    "ScoredCompletion",
     "Verdict",
     "VerificationError",
     "VerifierClient",

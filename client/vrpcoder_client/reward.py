@@ -51,7 +51,7 @@ from pydantic import BaseModel
 
 from vrpcoder_client.client import SampleRef, VerifierClient, VerifierError, VerifierHTTPError, VerifierUnavailable
 from vrpcoder_client.schemas import JobState, VerifyOptions, VerifyResult
-from vrpcoder_client.verdicts import ErrorKind
+from vrpcoder_client.verdicts import ErrorKind, Verdict
 
 NO_CODE_REWARD = 0.0
 
@@ -103,6 +103,37 @@ class NoneReason:
     """The model exceeds the size-limited Gurobi licence: not the candidate's fault."""
 
 
+@dataclass(frozen=True, slots=True)
+class ScoredCompletion:
+    """One completion as the reward function saw it.
+
+    The one record of a completion's fate: the reward TRL gets, why it is ``None`` when it is, and
+    the service's answer. The function's counters, the trainer's logs and the frontier filter all
+    read these records, so no consumer extracts code or counts ``None`` a second time."""
+
+    reward: float | None
+    none_reason: str | None = None
+    """Why ``reward`` is None (a ``NoneReason`` value); None when the reward is a number."""
+    has_code: bool = True
+    """False for a reply without a code block (its reward is ``NO_CODE_REWARD``, the model's fault)."""
+    result: VerifyResult | None = None
+    """The service's answer; None when no code was sent or the service was not reached."""
+
+    @property
+    def verdict(self) -> Verdict | None:
+        return None if self.result is None else self.result.verdict
+
+    @property
+    def scored(self) -> bool:
+        """The service judged the code (a number that came from a verdict, not the no-code 0)."""
+        return self.has_code and self.reward is not None
+
+    @property
+    def passed(self) -> bool:
+        """The dual verifier passed it (DIFF, the optimum check and every judged probe)."""
+        return self.verdict is not None and self.verdict.passed
+
+
 @dataclass
 class RewardStats:
     """What a reward function has seen, for the training logs: nothing lost, nothing silent."""
@@ -118,13 +149,14 @@ class RewardStats:
     def none(self) -> int:
         return sum(self.none_by_reason.values())
 
-    def record(self, *, completions: int, no_code: int, scored: int, none: Counter[str]) -> None:
+    def record(self, records: Sequence[ScoredCompletion]) -> None:
+        """Count one call's records."""
         with self._lock:
             self.calls += 1
-            self.completions += completions
-            self.no_code += no_code
-            self.scored += scored
-            self.none_by_reason.update(none)
+            self.completions += len(records)
+            self.no_code += sum(not r.has_code for r in records)
+            self.scored += sum(r.scored for r in records)
+            self.none_by_reason.update(r.none_reason for r in records if r.none_reason is not None)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -137,10 +169,10 @@ class RewardStats:
         }
 
 
-class ResultsHook(Protocol):
-    """Called with every completion's result (None where no code was sent), for per-component logs."""
+class ScoredHook(Protocol):
+    """Called with every call's records, in completion order (for per-component logs)."""
 
-    def __call__(self, results: Sequence[VerifyResult | None]) -> None: ...
+    def __call__(self, records: Sequence[ScoredCompletion]) -> None: ...
 
 
 class RewardFunc(Protocol):
@@ -200,45 +232,44 @@ def score_completions(
     options: VerifyOptions | None = None,
     *,
     stats: RewardStats | None = None,
-    on_results: ResultsHook | None = None,
-) -> list[float | None]:
-    """One batch request for every completion that has code; order kept (see the module docstring)."""
+    on_scored: ScoredHook | None = None,
+) -> list[ScoredCompletion]:
+    """One batch request for every completion that has code; one record per completion, order kept
+    (see the module docstring)."""
     codes = [extract_code(c) for c in completions]
     wanted = [i for i, code in enumerate(codes) if code is not None]
-    rewards: list[float | None] = [NO_CODE_REWARD if code is None else None for code in codes]
-    per_completion: list[VerifyResult | None] = [None] * len(codes)
-    none: Counter[str] = Counter()
+    records = [ScoredCompletion(NO_CODE_REWARD, has_code=False) if code is None else None for code in codes]
     if wanted:
-        try:
-            results = client.verify_batch([codes[i] or "" for i in wanted], [references[i] for i in wanted], options=options)
-        except VerifierUnavailable as exc:
-            none[NoneReason.UNAVAILABLE] += len(wanted)
-            logger.warning("verifier unavailable: %d completions get no reward (%s)", len(wanted), exc)
-        except VerifierHTTPError as exc:
-            if exc.status < 500:
-                raise
-            none[NoneReason.SERVER_ERROR] += len(wanted)
-            logger.warning("verifier failed (HTTP %d): %d completions get no reward (%s)", exc.status, len(wanted), exc)
-        else:
-            for index, result in zip(wanted, results, strict=True):
-                per_completion[index] = result
-                reason = _none_reason(result)
-                if reason is None:
-                    rewards[index] = result.reward
-                else:
-                    none[reason] += 1
-                    detail = result.failure or (result.verdict.error.detail if result.verdict and result.verdict.error else "")
-                    logger.warning("completion %d gets no reward: %s %s", index, reason, detail[:200])
+        for index, record in zip(wanted, _verify(client, [codes[i] or "" for i in wanted], [references[i] for i in wanted], options), strict=True):
+            records[index] = record
+    scored = [r for r in records if r is not None]
     if stats is not None:
-        stats.record(
-            completions=len(codes),
-            no_code=len(codes) - len(wanted),
-            scored=len(wanted) - sum(none.values()),
-            none=none,
-        )
-    if on_results is not None:
-        on_results(per_completion)
-    return rewards
+        stats.record(scored)
+    if on_scored is not None:
+        on_scored(scored)
+    return scored
+
+
+def _verify(client: VerifierClient, codes: list[str], references: list[SampleRef], options: VerifyOptions | None) -> list[ScoredCompletion]:
+    """The records of the completions that have code: one batch, transient faults as None with their reason."""
+    try:
+        results = client.verify_batch(codes, references, options=options)
+    except VerifierUnavailable as exc:
+        logger.warning("verifier unavailable: %d completions get no reward (%s)", len(codes), exc)
+        return [ScoredCompletion(None, NoneReason.UNAVAILABLE)] * len(codes)
+    except VerifierHTTPError as exc:
+        if exc.status < 500:
+            raise
+        logger.warning("verifier failed (HTTP %d): %d completions get no reward (%s)", exc.status, len(codes), exc)
+        return [ScoredCompletion(None, NoneReason.SERVER_ERROR)] * len(codes)
+    records: list[ScoredCompletion] = []
+    for index, result in enumerate(results):
+        reason = _none_reason(result)
+        if reason is not None:
+            detail = result.failure or (result.verdict.error.detail if result.verdict and result.verdict.error else "")
+            logger.warning("completion %d gets no reward: %s %s", index, reason, detail[:200])
+        records.append(ScoredCompletion(result.reward if reason is None else None, reason, result=result))
+    return records
 
 
 def check_service(client: VerifierClient) -> None:
@@ -268,14 +299,15 @@ def make_verifier_reward(
     options: VerifyOptions | None = None,
     *,
     check: bool = True,
-    on_results: ResultsHook | None = None,
+    on_scored: ScoredHook | None = None,
 ) -> RewardFunc:
     """A reward function bound to ``client`` (named ``verifier_reward``, the name TRL logs it under).
 
     With ``check`` the service and token are tried now (``check_service``), so a misconfigured run
     stops before its first rollout. ``options.weights`` is where an ablation changes the reward
     (e.g. ``RewardWeights(inj=0.0)`` for the paper's no-injection run). The returned function
-    carries ``stats`` (a ``RewardStats``).
+    carries ``stats`` (a ``RewardStats``); ``on_scored`` receives each call's ``ScoredCompletion``
+    records, the same ones the stats count.
     """
     if check:
         check_service(client)
@@ -290,7 +322,8 @@ def make_verifier_reward(
         **kwargs: Any,
     ) -> list[float | None]:
         references = _references(len(completions), sample_id, samples)
-        return score_completions(client, completions, references, options, stats=stats, on_results=on_results)
+        records = score_completions(client, completions, references, options, stats=stats, on_scored=on_scored)
+        return [record.reward for record in records]
 
     verifier_reward.stats = stats  # type: ignore[attr-defined]
     return verifier_reward  # type: ignore[return-value]

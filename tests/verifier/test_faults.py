@@ -405,7 +405,7 @@ def _reward_in_thread(
     client: VerifierClient, completions: list[str], sample_ids: list[str], seen: list[object]
 ) -> tuple[threading.Thread, dict[str, object]]:
     """The shipped reward function called as TRL calls it, on a thread; its rewards or its exception."""
-    reward = make_verifier_reward(client, check=False, on_results=seen.append)
+    reward = make_verifier_reward(client, check=False, on_scored=lambda records: seen.append([r.result for r in records]))
     out: dict[str, object] = {"reward": reward}
 
     def call() -> None:
@@ -519,10 +519,6 @@ def _keda_backlog(stack: LocalStack) -> int:
         return int(client.eval(KEDA_LIST_LENGTH, 1, stack.settings.key("backlog")))
     finally:
         client.close()
-
-
-def _fenced(code: str) -> str:
-    return f"```python\n{code}\n```"
 
 
 def test_a_job_whose_worker_died_gives_none_in_the_reward_never_a_score(

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import pytest
 from vrpcoder.samples import Sample
 from vrpcoder_client.client import RetryPolicy, VerifierClient, VerifierHTTPError
-from vrpcoder_client.reward import VerifierConfigError, make_verifier_reward
-from vrpcoder_client.schemas import VerifyOptions, VerifyResult
+from vrpcoder_client.reward import ScoredCompletion, VerifierConfigError, make_verifier_reward
+from vrpcoder_client.schemas import VerifyOptions
 from vrpcoder_client.verdicts import RewardWeights
 from vrpcoder_verifier.stack import LocalStack
 
@@ -32,18 +32,20 @@ def _dead_url() -> str:
 
 
 def test_rewards_come_back_in_order_with_stats(stack: LocalStack, cvrp: Sample) -> None:
-    seen: list[Sequence[VerifyResult | None]] = []
+    seen: list[Sequence[ScoredCompletion]] = []
     with VerifierClient(stack.base_url, stack.token, timeout=60) as client:
-        reward = make_verifier_reward(client, on_results=seen.append)
+        reward = make_verifier_reward(client, on_scored=seen.append)
         completions = [_fenced(cvrp.gold_code), "I cannot write this.", _fenced(SYNTAX_ERROR)]
         rewards = reward(["p"] * 3, completions, samples=[cvrp.model_dump_json()] * 3)
     assert rewards == [1.0, 0.0, 0.0]
     assert reward.stats.as_dict() == {
         "calls": 1, "completions": 3, "no_code": 1, "scored": 2, "none": 0, "none_by_reason": {},
     }
-    (results,) = seen
-    assert results[1] is None and results[0] is not None and results[0].verdict is not None
-    assert results[0].verdict.passed
+    (records,) = seen
+    assert [r.reward for r in records] == rewards, "the records are what the trainer got"
+    assert not records[1].has_code and records[1].result is None and records[1].none_reason is None
+    assert records[0].verdict is not None and records[0].passed and records[0].scored
+    assert records[2].scored and not records[2].passed and records[2].verdict is not None
 
 
 def test_weights_from_the_caller_change_the_reward(stack: LocalStack, cvrp: Sample) -> None:

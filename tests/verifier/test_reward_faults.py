@@ -143,7 +143,7 @@ def _grpo_run(server: RedisServer, log_dir: Path, samples: dict[str, Sample], st
     with LocalStack(settings, workers=2, log_dir=log_dir) as stack, VerifierClient(stack.base_url, stack.token) as client:
         ids = {name: client.register_sample(sample) for name, sample in samples.items()}
         seen: list[VerifyResult] = []
-        reward = make_verifier_reward(client, OPTIONS, on_results=lambda rs: seen.extend(r for r in rs if r is not None))
+        reward = make_verifier_reward(client, OPTIONS, on_scored=lambda rs: seen.extend(r.result for r in rs if r.result is not None))
         drill = Faults(stack, server, faults)
         rewards: list[float | None] = []
         expected: list[float] = []

@@ -23,7 +23,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict
 from vrpcoder_client.client import VerifierClient
 from vrpcoder_client.reward import score_completions
-from vrpcoder_client.schemas import VerifyOptions, VerifyResult
+from vrpcoder_client.schemas import VerifyOptions
 
 from vrpcoder_trainer.config import EndpointSettings, FrontierConfig, GenerationSettings, ModelSettings
 from vrpcoder_trainer.dataset import SAMPLES_DIR, dataset_card, load_records, write_samples
@@ -210,12 +210,9 @@ def score_prompt(
     client: VerifierClient, record: dict[str, Any], completions: Sequence[str], options: VerifyOptions
 ) -> ScoredPrompt:
     """One batch request for the prompt's rollouts (None for transient failures, never 0)."""
-    results: list[VerifyResult | None] = []
-    rewards = score_completions(
-        client, list(completions), [record["sample_id"]] * len(completions), options, on_results=results.extend
-    )
-    passed = tuple(bool(r is not None and r.verdict is not None and r.verdict.passed) for r in results)
-    return ScoredPrompt(record=record, completions=tuple(completions), rewards=tuple(rewards), passed=passed)
+    scored = score_completions(client, list(completions), [record["sample_id"]] * len(completions), options)
+    return ScoredPrompt(record=record, completions=tuple(completions), rewards=tuple(s.reward for s in scored),
+                        passed=tuple(s.passed for s in scored))
 
 
 def write_frontier(output_dir: Path, source_dir: Path, scored: Sequence[ScoredPrompt], report: FrontierReport, kept: Sequence[ScoredPrompt]) -> Path:

@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vrpcoder_client.reward import RewardFunc, RewardStats, extract_code, make_verifier_reward
-from vrpcoder_client.schemas import VerifyOptions, VerifyResult
+from vrpcoder_client.reward import RewardFunc, RewardStats, ScoredCompletion, make_verifier_reward
+from vrpcoder_client.schemas import VerifyOptions
 
 REWARD_NAME = "verifier_reward"
 
@@ -47,10 +47,13 @@ class ComponentLog:
     none: int = 0
     completions: int = 0
 
-    def add(self, result: VerifyResult | None) -> None:
-        """A completion's result; None (no code sent, or the service unreachable) has no parts to log."""
-        verdict = None if result is None else result.verdict
-        if verdict is None or verdict.reward is None:
+    def add(self, record: ScoredCompletion) -> None:
+        """A completion's record: counted, and its verdict's parts kept when it was scored."""
+        self.completions += 1
+        self.none += record.reward is None
+        self.no_code += not record.has_code
+        verdict = record.verdict
+        if not record.scored or verdict is None:
             return
         self.build.append(float(verdict.build))
         self.diff.append(float(verdict.diff))
@@ -75,6 +78,13 @@ class RewardTotals:
     all_none_groups: int = 0
     groups: int = 0
 
+    def add_group(self, records: Sequence[ScoredCompletion]) -> None:
+        self.groups += 1
+        self.completions += len(records)
+        self.none += sum(r.reward is None for r in records)
+        self.no_code += sum(not r.has_code for r in records)
+        self.all_none_groups += all(r.reward is None for r in records)
+
 
 class GroupedVerifierReward:
     """A TRL reward function: the verifier's reward, one batch request per group of G completions."""
@@ -85,17 +95,19 @@ class GroupedVerifierReward:
         self._lock = threading.Lock()
         self._log = ComponentLog()
         self.totals = RewardTotals()
-        self._inner: RewardFunc = make_verifier_reward(client, options, check=check, on_results=self._record)
+        self._inner: RewardFunc = make_verifier_reward(client, options, check=check, on_scored=self._record)
 
     @property
     def stats(self) -> RewardStats:
         """The client's own counts (calls, scored, None by reason)."""
         return self._inner.stats
 
-    def _record(self, results: Sequence[VerifyResult | None]) -> None:
+    def _record(self, records: Sequence[ScoredCompletion]) -> None:
+        """Every call of the inner function is one group: its records feed the step's log and the run's totals."""
         with self._lock:
-            for result in results:
-                self._log.add(result)
+            for record in records:
+                self._log.add(record)
+            self.totals.add_group(records)
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], **columns: Any) -> list[float | None]:
         rewards: list[float | None] = []
@@ -103,18 +115,7 @@ class GroupedVerifierReward:
         for start in range(0, len(completions), size):
             window = slice(start, start + size)
             group_columns = {k: (v[window] if isinstance(v, list) and len(v) == len(completions) else v) for k, v in columns.items()}
-            group = self._inner(prompts[window], completions[window], **group_columns)
-            no_code = sum(extract_code(c) is None for c in completions[window])
-            with self._lock:
-                self._log.none += sum(r is None for r in group)
-                self._log.completions += len(group)
-                self._log.no_code += no_code
-                self.totals.groups += 1
-                self.totals.completions += len(group)
-                self.totals.none += sum(r is None for r in group)
-                self.totals.no_code += no_code
-                self.totals.all_none_groups += all(r is None for r in group)
-            rewards.extend(group)
+            rewards.extend(self._inner(prompts[window], completions[window], **group_columns))
         return rewards
 
     def drain(self) -> dict[str, float]:
