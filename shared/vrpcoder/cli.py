@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from vrpcoder.demo import DemoRow
     from vrpcoder.samples import BuildReport, Sample
     from vrpcoder.solutions import Solution
-    from vrpcoder.verification import Verdict, VerifyConfig
+    from vrpcoder.verification import Verdict
 
 app = typer.Typer(
     name="vrpcoder",
@@ -491,52 +491,7 @@ def samples_grid(
     _print_counts(total)
 
 
-@app.command("verify")
-def verify_command(
-    candidate: Annotated[Path, typer.Argument(help="Candidate gurobipy script (defines build_model()).")],
-    sample_file: Annotated[Path, typer.Argument(help="Sample JSON from `vrpcoder samples build`.")],
-    as_json: JsonOpt = False,
-    time_limit: TimeLimitOpt = 60.0,
-    diff_tolerance: Annotated[float, typer.Option(min=0.0, help="Absolute objective tolerance of DIFF.")] = 1e-3,
-    no_sandbox: Annotated[
-        bool, typer.Option("--no-sandbox", help="Run the candidate in this process (only for code you trust).")
-    ] = False,
-) -> None:
-    """Verify a candidate script against a sample: build, DIFF, the optimum check, INJ on every probe, reward.
-
-    The candidate runs in the verifier service's bubblewrap sandbox (no network, read-only system,
-    limits on time, memory, processes, files and output); without a usable sandbox the command
-    refuses unless --no-sandbox is given. It follows the service's own policy, read from the same
-    VRPCODER_VERIFIER_* settings: the job's wall limit is job_build_seconds + time_limit * (probes + 2)
-    + job_grace_seconds (at most sandbox_wall_seconds), and a script that is not valid UTF-8 is
-    judged as the candidate's syntax error, so the command and the API give the same verdict.
-    Exit status: 0 passed, 1 rejected, 2 bad input, 3 no answer (no reward: an infrastructure
-    fault, the licence's size limit, or a time limit too small to decide)."""
-    from vrpcoder.io import read_record
-    from vrpcoder.samples import Sample
-    from vrpcoder.verification import VerifyConfig
-
-    try:
-        sample = read_record(sample_file, Sample)
-        code = candidate.read_bytes().decode("utf-8", "surrogateescape")  # bytes that are not UTF-8 stay the script's
-    except ValueError as exc:
-        fail(str(exc))
-    except OSError as exc:
-        fail(f"{candidate}: cannot read ({exc.strerror})")
-    config = VerifyConfig(time_limit=time_limit, diff_tolerance=diff_tolerance)
-    with json_only(as_json):
-        verdict = _verify_as_the_service(code, sample, config, no_sandbox=no_sandbox)
-    if as_json:
-        print(verdict.model_dump_json(indent=2))
-    else:
-        _print_verdict(verdict)
-    if verdict.error is not None and verdict.error.kind.value == "size_limited_licence":
-        err_console.print(f"[yellow]{SIZE_LIMIT_HINT[0].upper()}{SIZE_LIMIT_HINT[1:]}.[/]")
-    if not verdict.passed:
-        raise typer.Exit(EXIT_NO_ANSWER if verdict.reward is None else EXIT_REJECTED)
-
-
-def _print_verdict(verdict: Verdict) -> None:
+def print_verdict(verdict: Verdict) -> None:
     """The verdict as a person reads it: DIFF, the optimum check, each probe, what failed, the reward."""
     reward = "none (not the candidate's fault)" if verdict.reward is None else f"{verdict.reward:.4g}"
     console.print(
@@ -618,44 +573,21 @@ def mutants_command(
     )
 
 
-def _verify_as_the_service(code: str, sample: Sample, config: VerifyConfig, *, no_sandbox: bool) -> Verdict:
-    """Verify under the verifier service's policy (``vrpcoder_verifier.executors.verify_candidate``,
-    what every worker runs): the same verdict, wall limit and messages as the API gives."""
-    try:
-        from vrpcoder_verifier.executors import NoSandboxError, build_executor, verify_candidate
-        from vrpcoder_verifier.settings import ExecutorKind, Settings
-    except ModuleNotFoundError:
-        if no_sandbox:
-            from vrpcoder.verification import verify
-
-            return verify(code, sample, config)
-        fail("the sandbox needs the verifier service package (make install); or pass --no-sandbox")
-    kind = ExecutorKind.IN_PROCESS if no_sandbox else ExecutorKind.SANDBOX
-    try:
-        settings = Settings(executor=kind, sandboxes=1, check_licence=False)
-    except ValueError as exc:
-        fail(f"the VRPCODER_VERIFIER_* settings are invalid: {exc}")
-    try:
-        executor = build_executor(settings)
-    except (NoSandboxError, RuntimeError) as exc:
-        fail(f"no sandbox available ({exc}); pass --no-sandbox to run trusted code unsandboxed")
-    try:
-        return verify_candidate(executor, settings, code, sample, config).verdict
-    finally:
-        close = getattr(executor, "close", None)
-        if callable(close):
-            close()
-
-
 def _register_service_commands() -> None:
-    """Attach each installed service's Typer app (entry-point group ``vrpcoder.cli``)."""
-    for ep in entry_points(group="vrpcoder.cli"):
-        try:
-            sub = ep.load()
-        except Exception as exc:  # a broken service must not take the whole CLI down
-            err_console.print(f"[yellow]warning: service commands {ep.name!r} unavailable: {exc}[/]")
-            continue
-        app.add_typer(sub, name=ep.name)
+    """Attach each installed service's Typer app (entry-point group ``vrpcoder.cli``) and each
+    top-level command a service provides (group ``vrpcoder.commands``, e.g. the verifier's
+    ``vrpcoder verify``): the shared library never imports a service."""
+    for group in ("vrpcoder.cli", "vrpcoder.commands"):
+        for ep in entry_points(group=group):
+            try:
+                loaded = ep.load()
+            except Exception as exc:  # a broken service must not take the whole CLI down
+                err_console.print(f"[yellow]warning: service command {ep.name!r} unavailable: {exc}[/]")
+                continue
+            if group == "vrpcoder.cli":
+                app.add_typer(loaded, name=ep.name)
+            else:
+                app.command(ep.name)(loaded)
 
 
 def main() -> None:

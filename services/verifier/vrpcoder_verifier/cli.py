@@ -1,20 +1,36 @@
-"""`vrpcoder verifier ...`: start the API, a worker, or the whole local stack as a demo.
+"""`vrpcoder verifier ...`: start the API, a worker, or the whole local stack as a demo; and
+`vrpcoder verify`, one candidate against one sample under the service's own policy.
 
-Registered through the ``vrpcoder.cli`` entry-point group, so the shared CLI never imports this
-package. Settings come from the environment (``VRPCODER_VERIFIER_*``, ``REDIS_URL``); the flags
+Registered through the ``vrpcoder.cli`` (the ``verifier`` group) and ``vrpcoder.commands`` (the
+top-level ``verify``) entry-point groups, so the shared CLI never imports this package. Settings come from the environment (``VRPCODER_VERIFIER_*``, ``REDIS_URL``); the flags
 here override the few that matter on a command line.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from vrpcoder.cli import (
+    EXIT_NO_ANSWER,
+    EXIT_REJECTED,
+    SIZE_LIMIT_HINT,
+    JsonOpt,
+    TimeLimitOpt,
+    fail,
+    json_only,
+    print_verdict,
+)
 
 from vrpcoder_verifier.settings import Settings
+
+if TYPE_CHECKING:
+    from vrpcoder.samples import Sample
+    from vrpcoder.verification import Verdict, VerifyConfig
 
 app = typer.Typer(
     name="verifier",
@@ -205,3 +221,75 @@ def demo(
         print_rows(rows)
     if not all(row.as_expected for row in rows):
         raise typer.Exit(1)
+
+
+# ---- vrpcoder verify ----------------------------------------------------------------------------
+
+
+def verify(
+    candidate: Annotated[Path, typer.Argument(help="Candidate gurobipy script (defines build_model()).")],
+    sample_file: Annotated[Path, typer.Argument(help="Sample JSON from `vrpcoder samples build`.")],
+    as_json: JsonOpt = False,
+    time_limit: TimeLimitOpt = 60.0,
+    diff_tolerance: Annotated[float, typer.Option(min=0.0, help="Absolute objective tolerance of DIFF.")] = 1e-3,
+    no_sandbox: Annotated[
+        bool, typer.Option("--no-sandbox", help="Run the candidate in this process (only for code you trust).")
+    ] = False,
+) -> None:
+    """Verify a candidate script against a sample: build, DIFF, the optimum check, INJ on every probe, reward.
+
+    The candidate runs in the verifier service's bubblewrap sandbox (no network, read-only system,
+    limits on time, memory, processes, files and output); without a usable sandbox the command
+    refuses unless --no-sandbox is given. It follows the service's own policy, read from the same
+    VRPCODER_VERIFIER_* settings: the job's wall limit is job_build_seconds + time_limit * (probes + 2)
+    + job_grace_seconds (at most sandbox_wall_seconds), and a script that is not valid UTF-8 is
+    judged as the candidate's syntax error, so the command and the API give the same verdict.
+    Exit status: 0 passed, 1 rejected, 2 bad input, 3 no answer (no reward: an infrastructure
+    fault, the licence's size limit, or a time limit too small to decide)."""
+    from vrpcoder.io import read_record
+    from vrpcoder.samples import Sample
+    from vrpcoder.verification import VerifyConfig
+
+    try:
+        sample = read_record(sample_file, Sample)
+        code = candidate.read_bytes().decode("utf-8", "surrogateescape")  # bytes that are not UTF-8 stay the script's
+    except ValueError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"{candidate}: cannot read ({exc.strerror})")
+    config = VerifyConfig(time_limit=time_limit, diff_tolerance=diff_tolerance)
+    with json_only(as_json):
+        verdict = _verify_as_the_service(code, sample, config, no_sandbox=no_sandbox)
+    if as_json:
+        print(verdict.model_dump_json(indent=2))
+    else:
+        print_verdict(verdict)
+    if verdict.error is not None and verdict.error.kind.value == "size_limited_licence":
+        err_console.print(f"[yellow]{SIZE_LIMIT_HINT[0].upper()}{SIZE_LIMIT_HINT[1:]}.[/]")
+    if not verdict.passed:
+        raise typer.Exit(EXIT_NO_ANSWER if verdict.reward is None else EXIT_REJECTED)
+
+
+
+
+def _verify_as_the_service(code: str, sample: Sample, config: VerifyConfig, *, no_sandbox: bool) -> Verdict:
+    """Verify under the verifier service's policy (``vrpcoder_verifier.executors.verify_candidate``,
+    what every worker runs): the same verdict, wall limit and messages as the API gives."""
+    from vrpcoder_verifier.executors import NoSandboxError, build_executor, verify_candidate
+    from vrpcoder_verifier.settings import ExecutorKind
+
+    kind = ExecutorKind.IN_PROCESS if no_sandbox else ExecutorKind.SANDBOX
+    try:
+        settings = Settings(executor=kind, sandboxes=1, check_licence=False)
+    except ValueError as exc:
+        fail(f"the VRPCODER_VERIFIER_* settings are invalid: {exc}")
+    try:
+        executor = build_executor(settings)
+    except (NoSandboxError, RuntimeError) as exc:
+        fail(f"no sandbox available ({exc}); pass --no-sandbox to run trusted code unsandboxed")
+    try:
+        return verify_candidate(executor, settings, code, sample, config).verdict
+    finally:
+        close = getattr(executor, "close", None)
+        if callable(close):
+            close()
