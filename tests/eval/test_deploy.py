@@ -67,12 +67,12 @@ def test_compose_eval_service() -> None:
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     service = compose["services"]["eval"]
     assert service["profiles"] == ["eval"], "a plain `docker compose up` must not start an evaluation"
-    assert service["command"][:2] == ["eval", "run"]
+    assert service["command"][:3] == ["vrpcoder", "eval", "run"]
     assert float(_option(service["command"], "--time-limit")) <= Settings.model_fields["max_time_limit"].default
     assert service["environment"]["VRPCODER_VERIFIER_URL"] == "http://verifier-api:8000"
     assert service["depends_on"]["verifier-api"]["condition"] == "service_healthy"
     assert set(service["networks"]) & set(compose["services"]["verifier-api"]["networks"])
     assert service["read_only"] is True and "no-new-privileges:true" in service["security_opt"]
-    assert service["build"]["target"] == "workspace"
+    assert service["build"]["target"] == "eval", "eval only calls HTTP: the light image, not the torch workspace"
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert "AS workspace" in dockerfile and "./services/eval" in dockerfile
+    assert "AS eval" in dockerfile and "./services/eval" in dockerfile

@@ -62,7 +62,7 @@ def test_kustomization_and_compose_know_the_synth_job() -> None:
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     synth = compose["services"]["synth"]
     assert synth["profiles"] == ["synth"]
-    assert "vrpcoder synth run" in " ".join(synth["entrypoint"])
+    assert "vrpcoder synth run" in " ".join(synth["command"])
     assert synth["depends_on"]["verifier-api"]["condition"] == "service_healthy"
     assert synth["read_only"] is True and synth["cap_drop"] == ["ALL"]
     assert synth["build"]["target"] == "synth"
