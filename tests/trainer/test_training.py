@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 from pathlib import Path
 
@@ -79,10 +80,14 @@ def test_grpo_resumes_from_its_checkpoint(
 
 
 def test_grpo_survives_the_verifier_being_down(
-    workdir: Path, dataset_dir: Path, tiny_model: Path, sft_adapter: Path, redis_url: str, tmp_path: Path
+    workdir: Path, dataset_dir: Path, tiny_model: Path, sft_adapter: Path, redis_url: str, tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """A stack of its own, stopped after the trainer is built: a real outage for the whole run."""
     from vrpcoder_trainer.grpo import build_grpo_trainer
+    from vrpcoder_trainer.rewards import TRL_GRPO_LOGGER, UNSCORABLE_WARNING
+
+    caplog.set_level(logging.WARNING, logger=TRL_GRPO_LOGGER)
 
     config = _grpo(workdir, dataset_dir, tiny_model, sft_adapter, "grpo-down", 2)
     settings = stack_settings(redis_url, allow_unsandboxed=True, max_time_limit=30.0, default_time_limit=10.0)
@@ -103,6 +108,9 @@ def test_grpo_survives_the_verifier_being_down(
     assert reward.totals.none == with_code > 0, "every completion with code got None, none got a silent 0"
     assert reward.stats.none_by_reason["service_unavailable"] == with_code
     assert trainer.cleared_advantages == 0, "TRL already zeroed the unscorable advantages; the guard had nothing to clear"
+    unscored = [r.getMessage() for r in caplog.records if r.name == TRL_GRPO_LOGGER and UNSCORABLE_WARNING in r.getMessage()]
+    assert unscored, "TRL still says that a completion went unscored"
+    assert all(len(line) < 400 and "build_model" not in line for line in unscored), "no prompt or completion in the log"
 
 
 def test_merge_writes_a_loadable_model(workdir: Path, tiny_model: Path, sft_adapter: Path) -> None:
