@@ -51,12 +51,13 @@ def test_job_runs_eval_against_the_verifier_service_with_a_resumable_volume() ->
     env = {e["name"]: e for e in container["env"]}
     verifier = yaml.safe_load_all((ROOT / "k8s" / "verifier-api.yaml").read_text())
     service = next(d for d in verifier if d and d["kind"] == "Service")
-    assert env["VRPCODER_VERIFIER_URL"]["value"] == f"http://{service['metadata']['name']}"
-    assert service["spec"]["ports"][0]["port"] == 80
-    assert env["VRPCODER_VERIFIER_TOKEN"]["valueFrom"]["secretKeyRef"]["name"] == "verifier-api-tokens"
+    assert env["VRPCODER_VERIFIER_URL"]["value"] == f"http://{service['metadata']['name']}:{service['spec']['ports'][0]['port']}"
+    assert env["VRPCODER_VERIFIER_TOKEN"]["valueFrom"]["secretKeyRef"] == {"name": "verifier-client-token", "key": "token"}, \
+        "one token, not the API's list"
     assert float(_option(args, "--time-limit")) <= Settings.model_fields["max_time_limit"].default
     data = next(v for v in pod["volumes"] if v["name"] == "data")
-    assert data["persistentVolumeClaim"]["claimName"] == BY_KIND["PersistentVolumeClaim"]["metadata"]["name"]
+    storage = yaml.safe_load((ROOT / "k8s" / "storage.yaml").read_text())
+    assert data["persistentVolumeClaim"]["claimName"] == storage["metadata"]["name"], "the one data volume"
     mount = next(m for m in container["volumeMounts"] if m["name"] == "data")["mountPath"]
     assert _option(args, "--out").startswith(mount) and _option(args, "--bench-dir").startswith(mount)
     kustomization = yaml.safe_load((ROOT / "k8s" / "kustomization.yaml").read_text())
