@@ -30,6 +30,9 @@ SHIPPED = {
     "merge_sft_qwen3_8b.yaml": MergeConfig,
     "merge_grpo_qwen3_8b.yaml": MergeConfig,
     "sft_qwen3_8b_2x4gpu.yaml": SFTRunConfig,
+    "gpu_check_sft.yaml": SFTRunConfig,
+    "gpu_check_colocate.yaml": GRPORunConfig,
+    "gpu_check_server.yaml": GRPORunConfig,
 }
 RUN_CONFIGS = sorted(p.name for p in packaged_path("sft_qwen3_8b.yaml").parent.glob("*.yaml") if not p.name.startswith("accelerate_"))
 
