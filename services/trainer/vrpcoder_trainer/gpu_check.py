@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from vrpcoder_trainer.config import GRPORunConfig, MergeConfig, ModelSettings, SFTRunConfig, load_config
+from vrpcoder_trainer.tiny import TinyModelSpec, build_tiny_model
 
 EXIT_NO_GPU = 3
 CONFIGS = {"colocate": "gpu_check_colocate.yaml", "server": "gpu_check_server.yaml", "cpu": "tiny_grpo_cpu.yaml"}
@@ -40,19 +41,9 @@ SERVER_PORT = 8765
 SERVER_GROUP_PORT = 51216
 
 
-@dataclass
-class QwenSpec:
-    """A small Qwen3: big enough that vLLM and the kernels do real work, small enough to build in seconds."""
-
-    hidden_size: int = 256
-    intermediate_size: int = 768
-    num_hidden_layers: int = 4
-    num_attention_heads: int = 4
-    num_key_value_heads: int = 2
-    head_dim: int = 64
-    max_position_embeddings: int = 4096
-    vocab_size: int = 2048
-    seed: int = 0
+GPU_SPEC = TinyModelSpec(architecture="qwen3", hidden_size=256, intermediate_size=768, num_hidden_layers=4,
+                         num_attention_heads=4, num_key_value_heads=2, head_dim=64, vocab_size=2048)
+"""A small Qwen3: big enough that vLLM and the kernels do real work, small enough to build in seconds."""
 
 
 @dataclass
@@ -85,7 +76,7 @@ class StepTimes:
         }
 
 
-CPU_SPEC = QwenSpec(hidden_size=64, intermediate_size=128, num_hidden_layers=2, head_dim=16, vocab_size=1024)
+CPU_SPEC = TinyModelSpec(architecture="qwen3", hidden_size=64, intermediate_size=128, num_hidden_layers=2, vocab_size=1024)
 CPU_SFT = {"model.dtype": "float32", "run.bf16": False, "run.use_cpu": True, "run.max_steps": 4,
            "batch.per_device_train_batch_size": 4, "batch.effective_batch_size": 4}
 
@@ -122,32 +113,7 @@ def prepare_policy(out: Path, cpu: bool) -> Path:
     return run_merge(merge)
 
 
-def build_model(out: Path, corpus: list[str], spec: QwenSpec = QwenSpec()) -> Path:
-    """A random-init Qwen3ForCausalLM and a locally trained tokenizer, saved like a hub checkpoint."""
-    import torch
-    from transformers import Qwen3Config, Qwen3ForCausalLM
-
-    from vrpcoder_trainer.tiny import train_tokenizer
-
-    out.mkdir(parents=True, exist_ok=True)
-    tokenizer = train_tokenizer(corpus, spec.vocab_size)
-    torch.manual_seed(spec.seed)
-    config = Qwen3Config(
-        vocab_size=len(tokenizer), hidden_size=spec.hidden_size, intermediate_size=spec.intermediate_size,
-        num_hidden_layers=spec.num_hidden_layers, num_attention_heads=spec.num_attention_heads,
-        num_key_value_heads=spec.num_key_value_heads, head_dim=spec.head_dim,
-        max_position_embeddings=spec.max_position_embeddings, tie_word_embeddings=False,
-        bos_token_id=None, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
-    )
-    model = Qwen3ForCausalLM(config)
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    model.save_pretrained(out)
-    tokenizer.save_pretrained(out)
-    return out
-
-
-def build_inputs(out: Path, spec: QwenSpec = QwenSpec()) -> None:
+def build_inputs(out: Path, spec: TinyModelSpec = GPU_SPEC) -> None:
     """The dataset (every sample of two small instances, gold scripts as SFT targets) and the model."""
     from vrpcoder.samples import build_grid_point
     from vrpcoder_client.prompts import code_system_prompt
@@ -162,7 +128,7 @@ def build_inputs(out: Path, spec: QwenSpec = QwenSpec()) -> None:
     ]
     write_dataset(out / "data", entries)
     corpus = [code_system_prompt()] * 20 + [e.statement for e in entries] + [e.target_code for e in entries]
-    build_model(out / "model", corpus, spec)
+    build_tiny_model(out / "model", corpus, spec)
 
 
 def measure(config: GRPORunConfig, client: Any, mode: str) -> StepTimes:
@@ -291,7 +257,7 @@ def _orchestrate(args: argparse.Namespace) -> int:
 
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"building the random Qwen3 model, its tokenizer and the dataset in {args.out}")
-    build_inputs(args.out, CPU_SPEC if args.cpu else QwenSpec())
+    build_inputs(args.out, CPU_SPEC if args.cpu else GPU_SPEC)
     results = []
     with local_redis() as redis_url:
         settings = stack_settings(redis_url, max_time_limit=60.0, default_time_limit=20.0)
