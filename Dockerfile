@@ -3,6 +3,7 @@
 #              k8s run with different commands (`docker build --target verifier .`):
 #                vrpcoder verifier api --host 0.0.0.0 --port 8000   |   vrpcoder verifier worker
 #   synth      the verifier target plus the synthesis service
+#   eval       the synth target plus the evaluation service (HTTP only: no torch)
 #   workspace  (the default: last stage) the verifier target plus the synth, trainer and eval
 #              services, the trainer's torch and transformers included (several GB)
 # The verifier stage comes first so that even Docker's legacy builder, which builds every stage
@@ -48,6 +49,14 @@ FROM verifier AS synth
 USER root
 COPY services/synth/ services/synth/
 RUN pip install --no-cache-dir ./services/synth
+USER 10001
+
+# eval: the synth target plus the evaluation service (`docker build --target eval .`). Evaluation
+# only calls HTTP (a model endpoint and the verifier), so it needs neither torch nor CUDA.
+FROM synth AS eval
+USER root
+COPY services/eval/ services/eval/
+RUN pip install --no-cache-dir ./services/eval
 USER 10001
 
 FROM verifier AS workspace

@@ -69,7 +69,11 @@ DOCKERFILE
 mkdir -p "$WORK/redis"
 cat >"$WORK/redis/Dockerfile" <<DOCKERFILE
 FROM ${BASE}
-RUN apt-get update \\
+# uid/gid 999 as in the official image (compose and k8s/redis.yaml run Redis as that user); the
+# package's own adduser then finds the user already there.
+RUN groupadd --system --gid 999 redis \\
+    && useradd --system --uid 999 --gid redis --home-dir /var/lib/redis --shell /usr/sbin/nologin redis \\
+    && apt-get update \\
     && apt-get install --no-install-recommends -y redis-server \\
     && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /var/log/apt/* /var/log/dpkg.log \\
     && mkdir -p /data && chown redis:redis /data

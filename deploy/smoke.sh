@@ -12,7 +12,11 @@
 #    checks /readyz (2 workers with a working sandbox; no worker names without a token) and /metrics;
 # 5. checks the logs: an API access line per request, a worker line per job for all three jobs,
 #    and no candidate text nor token anywhere;
-# 6. tears everything down (unless --keep).
+# 6. runs the synth and eval jobs through the stack as compose ships them, on fresh data folders
+#    that Docker creates (the data-dirs step hands them to uid 10001), with one token: synth
+#    writes a one-variant dataset, eval builds 3 items of benchmark 1 and runs them against a
+#    stand-in model (deploy/smoke_model.py), every item verified by the stack;
+# 7. tears everything down (unless --keep).
 #
 # --offline   for a Docker that cannot pull from a registry: builds the two base images from
 #             Debian packages (deploy/offline-bases.sh: debootstrap + docker import) unless they
@@ -31,7 +35,7 @@ while [[ $# -gt 0 ]]; do
     --keep) KEEP=1; shift ;;
     --port) PORT="$2"; shift 2 ;;
     --project) PROJECT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "unknown option: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -57,14 +61,20 @@ if [[ $OFFLINE -eq 1 ]]; then
 fi
 export VRPCODER_API_PORT="$PORT"
 TOKEN="smoke-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-export VRPCODER_VERIFIER_API_TOKENS="$TOKEN"
-IMAGE="vrpcoder-verifier:latest"
+export VRPCODER_VERIFIER_API_TOKENS="$TOKEN" VRPCODER_VERIFIER_TOKEN="$TOKEN"
+export VRPCODER_TAG="${VRPCODER_TAG:-smoke}"
+IMAGE="vrpcoder-verifier:$VRPCODER_TAG"
+DATA="$(mktemp -d)"
+# Folders that do not exist yet: Docker creates bind sources as root, the data-dirs step must fix that.
+export VRPCODER_SYNTH_DATA="$DATA/synth-data" VRPCODER_EVAL_DATA="$DATA/eval-data"
 compose() { "${COMPOSE[@]}" -p "$PROJECT" -f "$ROOT/docker-compose.yml" "$@"; }
 
 teardown() {
   if [[ $KEEP -eq 0 ]]; then
     step "tearing down"
     compose down --volumes --remove-orphans >/dev/null 2>&1 || true
+    docker rm -f "$PROJECT-model" >/dev/null 2>&1 || true
+    rm -rf "$DATA"
   fi
 }
 trap teardown EXIT
@@ -75,6 +85,12 @@ docker build --network host --target verifier \
   --build-arg PYTHON_IMAGE="${VRPCODER_PYTHON_IMAGE:-python:3.11-slim}" -t "$IMAGE" "$ROOT" >/tmp/"$PROJECT"-build.log 2>&1 \
   || { tail -30 /tmp/"$PROJECT"-build.log; exit 1; }
 echo "built in $((SECONDS - started)) s; size: $(docker image inspect -f '{{.Size}}' "$IMAGE" | awk '{printf "%.0f MB", $1/1e6}')"
+for target in synth eval; do
+  docker build --network host --target "$target" \
+    --build-arg PYTHON_IMAGE="${VRPCODER_PYTHON_IMAGE:-python:3.11-slim}" -t "vrpcoder-$target:$VRPCODER_TAG" "$ROOT" \
+    >>/tmp/"$PROJECT"-build.log 2>&1 || { tail -30 /tmp/"$PROJECT"-build.log; exit 1; }
+  echo "vrpcoder-$target: $(docker image inspect -f '{{.Size}}' "vrpcoder-$target:$VRPCODER_TAG" | awk '{printf "%.0f MB", $1/1e6}')"
+done
 
 step "starting redis, verifier-api and 2 verifier-workers"
 compose up -d --no-build --scale verifier-worker=2 redis verifier-api verifier-worker
@@ -118,6 +134,47 @@ for case in gold hostile_write loop; do
 done
 check "no bearer token in the logs" "! grep -qF \"$TOKEN\" /tmp/$PROJECT-logs.txt"
 grep -E 'vrpcoder_verifier.access' /tmp/"$PROJECT"-logs.txt | grep -v 'path=/readyz\|path=/healthz' | head -12 || true
+
+step "synth job (fresh $VRPCODER_SYNTH_DATA, one token)"
+compose run --rm --no-deps data-dirs >/dev/null
+check "data-dirs hands the synth folder to uid 10001" "[[ \$(stat -c %u '$VRPCODER_SYNTH_DATA') == 10001 ]]"
+check "data-dirs hands the eval folder to uid 10001" "[[ \$(stat -c %u '$VRPCODER_EVAL_DATA') == 10001 ]]"
+cat >"$VRPCODER_SYNTH_DATA/synth.toml" <<'TOML'
+paths = ["scenario"]
+mutants = false
+[grid]
+variants = ["CVRP"]
+profiles = [1]
+seeds = [0]
+customers = 5
+kinds = "base"
+[teacher]
+kind = "offline"
+[verifier]
+backend = "service"
+time_limit = 30.0
+batch_size = 8
+TOML
+chmod 644 "$VRPCODER_SYNTH_DATA/synth.toml"
+check "synth job writes a dataset through the stack" \
+  "compose run --rm synth >/tmp/$PROJECT-synth.txt 2>&1 && [[ -f '$VRPCODER_SYNTH_DATA/out/README.md' ]]"
+tail -5 /tmp/"$PROJECT"-synth.txt
+
+step "eval job (fresh $VRPCODER_EVAL_DATA, stand-in model)"
+docker run -d --rm --name "$PROJECT-model" --network "$network" --network-alias smoke-model --read-only \
+  --cap-drop ALL --security-opt no-new-privileges:true -v "$ROOT/deploy/smoke_model.py:/smoke/smoke_model.py:ro" \
+  --entrypoint python "$IMAGE" /smoke/smoke_model.py --port 8001 >/dev/null
+check "eval build writes benchmark 1 (3 items)" \
+  "compose run --rm eval vrpcoder eval build /data/benchmarks --benchmarks 1 --b1-size 3 >/tmp/$PROJECT-eval.txt 2>&1"
+eval_status=0
+VRPCODER_EVAL_MODEL_URL=http://smoke-model:8001/v1 VRPCODER_EVAL_BENCHMARKS=1 VRPCODER_EVAL_RUN=smoke \
+  compose run --rm eval >>/tmp/"$PROJECT"-eval.txt 2>&1 || eval_status=$?
+check "eval run finishes" "[[ $eval_status -eq 0 ]]"
+check "eval run verified every item" "[[ \$(wc -l <'$VRPCODER_EVAL_DATA/runs/smoke/results.jsonl') -eq 3 ]]"
+check "no infrastructure fault in the eval results" "! grep -q infrastructure '$VRPCODER_EVAL_DATA/runs/smoke/results.jsonl'"
+tail -5 /tmp/"$PROJECT"-eval.txt
+compose logs --no-color verifier-api verifier-worker >/tmp/"$PROJECT"-logs.txt 2>&1
+check "no bearer token in the logs after the jobs" "! grep -qF \"$TOKEN\" /tmp/$PROJECT-logs.txt"
 
 echo
 if [[ $client_status -eq 0 && $failures -eq 0 ]]; then

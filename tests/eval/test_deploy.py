@@ -51,12 +51,13 @@ def test_job_runs_eval_against_the_verifier_service_with_a_resumable_volume() ->
     env = {e["name"]: e for e in container["env"]}
     verifier = yaml.safe_load_all((ROOT / "k8s" / "verifier-api.yaml").read_text())
     service = next(d for d in verifier if d and d["kind"] == "Service")
-    assert env["VRPCODER_VERIFIER_URL"]["value"] == f"http://{service['metadata']['name']}"
-    assert service["spec"]["ports"][0]["port"] == 80
-    assert env["VRPCODER_VERIFIER_TOKEN"]["valueFrom"]["secretKeyRef"]["name"] == "verifier-api-tokens"
+    assert env["VRPCODER_VERIFIER_URL"]["value"] == f"http://{service['metadata']['name']}:{service['spec']['ports'][0]['port']}"
+    assert env["VRPCODER_VERIFIER_TOKEN"]["valueFrom"]["secretKeyRef"] == {"name": "verifier-client-token", "key": "token"}, \
+        "one token, not the API's list"
     assert float(_option(args, "--time-limit")) <= Settings.model_fields["max_time_limit"].default
     data = next(v for v in pod["volumes"] if v["name"] == "data")
-    assert data["persistentVolumeClaim"]["claimName"] == BY_KIND["PersistentVolumeClaim"]["metadata"]["name"]
+    storage = yaml.safe_load((ROOT / "k8s" / "storage.yaml").read_text())
+    assert data["persistentVolumeClaim"]["claimName"] == storage["metadata"]["name"], "the one data volume"
     mount = next(m for m in container["volumeMounts"] if m["name"] == "data")["mountPath"]
     assert _option(args, "--out").startswith(mount) and _option(args, "--bench-dir").startswith(mount)
     kustomization = yaml.safe_load((ROOT / "k8s" / "kustomization.yaml").read_text())
@@ -67,12 +68,12 @@ def test_compose_eval_service() -> None:
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     service = compose["services"]["eval"]
     assert service["profiles"] == ["eval"], "a plain `docker compose up` must not start an evaluation"
-    assert service["command"][:2] == ["eval", "run"]
+    assert service["command"][:3] == ["vrpcoder", "eval", "run"]
     assert float(_option(service["command"], "--time-limit")) <= Settings.model_fields["max_time_limit"].default
     assert service["environment"]["VRPCODER_VERIFIER_URL"] == "http://verifier-api:8000"
     assert service["depends_on"]["verifier-api"]["condition"] == "service_healthy"
     assert set(service["networks"]) & set(compose["services"]["verifier-api"]["networks"])
     assert service["read_only"] is True and "no-new-privileges:true" in service["security_opt"]
-    assert service["build"]["target"] == "workspace"
+    assert service["build"]["target"] == "eval", "eval only calls HTTP: the light image, not the torch workspace"
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert "AS workspace" in dockerfile and "./services/eval" in dockerfile
+    assert "AS eval" in dockerfile and "./services/eval" in dockerfile

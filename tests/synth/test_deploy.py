@@ -39,7 +39,8 @@ def test_job_is_hardened_suspended_and_writes_to_its_volume() -> None:
     mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
     claims = {v["name"]: v for v in pod["volumes"]}
     out = container["args"][container["args"].index("--out") + 1]
-    assert claims[mounts["/data"]]["persistentVolumeClaim"]["claimName"] == BY_KIND["PersistentVolumeClaim"]["metadata"]["name"]
+    storage = yaml.safe_load((ROOT / "k8s" / "storage.yaml").read_text())
+    assert claims[mounts["/data"]]["persistentVolumeClaim"]["claimName"] == storage["metadata"]["name"], "the one data volume"
     assert out.startswith("/data/")
     assert claims[mounts["/config"]]["configMap"]["name"] == BY_KIND["ConfigMap"]["metadata"]["name"]
 
@@ -47,7 +48,7 @@ def test_job_is_hardened_suspended_and_writes_to_its_volume() -> None:
 def test_config_map_holds_a_valid_service_backed_config() -> None:
     config = SynthConfig.model_validate(tomllib.loads(BY_KIND["ConfigMap"]["data"]["synth.toml"]))
     assert config.verifier.backend == "service"
-    assert config.verifier.url == "http://verifier-api"
+    assert config.verifier.url == "http://verifier-api:8000"
     env = {e["name"] for e in BY_KIND["Job"]["spec"]["template"]["spec"]["containers"][0]["env"]}
     assert {config.verifier.token_env, config.teacher.api_key_env} <= env
 
@@ -62,7 +63,7 @@ def test_kustomization_and_compose_know_the_synth_job() -> None:
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     synth = compose["services"]["synth"]
     assert synth["profiles"] == ["synth"]
-    assert "vrpcoder synth run" in " ".join(synth["entrypoint"])
+    assert "vrpcoder synth run" in " ".join(synth["command"])
     assert synth["depends_on"]["verifier-api"]["condition"] == "service_healthy"
     assert synth["read_only"] is True and synth["cap_drop"] == ["ALL"]
     assert synth["build"]["target"] == "synth"
@@ -76,4 +77,4 @@ def test_dockerfile_has_a_light_synth_target_and_the_job_uses_it() -> None:
     assert "trainer" not in stage
     assert dockerfile.rstrip().splitlines()[-1].startswith("USER "), "workspace stays the last (default) stage"
     image = BY_KIND["Job"]["spec"]["template"]["spec"]["containers"][0]["image"]
-    assert image == "vrpcoder-synth:latest"
+    assert image.startswith("vrpcoder-synth:") and not image.endswith(":latest")

@@ -27,7 +27,18 @@ SHIPPED = {
     "tiny_frontier_cpu.yaml": FrontierConfig,
     "tiny_merge_cpu.yaml": MergeConfig,
     "frontier_qwen3_8b.yaml": FrontierConfig,
+    "merge_sft_qwen3_8b.yaml": MergeConfig,
+    "merge_grpo_qwen3_8b.yaml": MergeConfig,
+    "sft_qwen3_8b_2x4gpu.yaml": SFTRunConfig,
+    "gpu_check_sft.yaml": SFTRunConfig,
+    "gpu_check_colocate.yaml": GRPORunConfig,
+    "gpu_check_server.yaml": GRPORunConfig,
 }
+RUN_CONFIGS = sorted(p.name for p in packaged_path("sft_qwen3_8b.yaml").parent.glob("*.yaml") if not p.name.startswith("accelerate_"))
+
+
+def test_every_shipped_run_config_is_listed() -> None:
+    assert set(RUN_CONFIGS) == set(SHIPPED)
 
 
 @pytest.mark.parametrize(("name", "record"), SHIPPED.items())
@@ -158,3 +169,92 @@ def test_dataset_cards_name_their_configs_and_records_load(tmp_path: Path) -> No
         load_records(DatasetSettings(path=str(first), config="nope"))
     with pytest.raises(ConfigError, match="has no records"):
         load_records(DatasetSettings(path=str(first), config="reserved"))
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_configs_use_an_attention_kernel_torch_provides(name: str) -> None:
+    """flash-attn is an opt-in extra that the trainer image does not install: no shipped config asks for it."""
+    config = load_config(f"packaged:{name}")
+    model = getattr(config, "model", None)
+    if model is not None:
+        assert model.attn_implementation == "sdpa"
+
+
+def test_attention_defaults_to_sdpa() -> None:
+    from vrpcoder_trainer.config import ModelSettings
+
+    assert ModelSettings(name_or_path="x").attn_implementation == "sdpa"
+
+
+def test_qwen3_grpo_switches_thinking_off() -> None:
+    from vrpcoder_trainer.grpo import grpo_keywords
+
+    for name in ("grpo_qwen3_8b.yaml", "grpo_no_injection.yaml"):
+        assert grpo_keywords(load_config(f"packaged:{name}", GRPORunConfig))["chat_template_kwargs"] == {"enable_thinking": False}
+    assert grpo_keywords(load_config("packaged:tiny_grpo_cpu.yaml", GRPORunConfig))["chat_template_kwargs"] is None
+
+
+COLOCATE = {"enabled": True, "mode": "colocate", "gpu_memory_utilization": 0.45, "tensor_parallel_size": 2,
+            "enable_sleep_mode": True, "max_model_length": 4096}
+
+
+def _tiny_grpo(**overrides: Any) -> GRPORunConfig:
+    return load_config("packaged:tiny_grpo_cpu.yaml", GRPORunConfig, overrides)
+
+
+def test_colocate_settings_reach_trl() -> None:
+    """The names must be GRPOConfig's own: TRL builds the config from them without complaint."""
+    from trl import GRPOConfig
+
+    from vrpcoder_trainer.grpo import grpo_keywords
+
+    config = _tiny_grpo(**{"vllm": COLOCATE, "batch.num_processes": 2, "batch.effective_batch_size": 8})
+    keywords = grpo_keywords(config)
+    args = GRPOConfig(**keywords)
+    assert (args.use_vllm, args.vllm_mode) == (True, "colocate")
+    assert (args.vllm_gpu_memory_utilization, args.vllm_tensor_parallel_size) == (0.45, 2)
+    assert args.vllm_enable_sleep_mode is True and args.vllm_max_model_length == 4096
+    assert "vllm_server_base_url" not in keywords
+
+
+def test_server_mode_sends_no_colocate_settings() -> None:
+    from vrpcoder_trainer.grpo import vllm_keywords
+
+    keywords = vllm_keywords(load_config("packaged:grpo_qwen3_8b.yaml", GRPORunConfig).vllm)
+    assert keywords["vllm_mode"] == "server" and keywords["vllm_server_base_url"] == "http://vllm-grpo-server:8000"
+    assert not {"vllm_gpu_memory_utilization", "vllm_tensor_parallel_size", "vllm_enable_sleep_mode"} & set(keywords)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"vllm": {"enabled": True, "mode": "server", "gpu_memory_utilization": 0.5}}, "colocate-mode settings"),
+        ({"vllm": {"enabled": True, "mode": "colocate", "tensor_parallel_size": 3}, "batch.num_processes": 2,
+          "batch.effective_batch_size": 8}, "does not divide"),
+        ({"vllm": {"enabled": True, "mode": "colocate", "gpu_memory_utilization": 1.5}}, "less than or equal to 1"),
+    ],
+    ids=["colocate-setting-in-server-mode", "tensor-parallel-not-dividing", "memory-share-over-1"],
+)
+def test_invalid_vllm_settings_are_refused(overrides: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        _tiny_grpo(**overrides)
+
+
+def test_multi_node_launch_matches_its_run_config() -> None:
+    accelerate = yaml.safe_load(packaged_path("accelerate_zero2_2x4gpu.yaml").read_text())
+    config = load_config("packaged:sft_qwen3_8b_2x4gpu.yaml", SFTRunConfig)
+    assert accelerate["num_machines"] == 2 and accelerate["num_processes"] == config.batch.num_processes == 8
+    single = load_config("packaged:sft_qwen3_8b.yaml", SFTRunConfig)
+    assert config.batch.effective_batch_size == single.batch.effective_batch_size, "same run, other topology"
+
+
+def test_vllm_is_pinned_within_trls_supported_range() -> None:
+    import re
+    from importlib.metadata import requires
+
+    from packaging.requirements import Requirement
+
+    text = (Path(__file__).resolve().parents[2] / "services" / "trainer" / "pyproject.toml").read_text()
+    (pin,) = re.findall(r'"vllm==([^"]+)"', text)
+    trl_vllm = next(Requirement(r) for r in requires("trl") or [] if r.startswith("vllm") and "extra" in r)
+    assert trl_vllm.specifier.contains(pin), f"TRL accepts vllm {trl_vllm.specifier}, the trainer pins {pin}"

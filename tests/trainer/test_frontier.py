@@ -129,6 +129,20 @@ def test_endpoint_rollouts_speak_the_openai_chat_protocol(chat_server: str, monk
     assert sent["path"] == "/v1/chat/completions" and sent["auth"] == "Bearer secret"
     assert {k: sent["body"][k] for k in ("model", "n", "temperature", "top_p", "max_tokens")} == {
         "model": "policy", "n": 6, "temperature": 0.4, "top_p": 0.95, "max_tokens": 128}
+    assert "chat_template_kwargs" not in sent["body"], "sent only when the config asks for it"
+
+
+def test_endpoint_rollouts_pass_chat_template_kwargs(chat_server: str) -> None:
+    """Qwen3 thinking off: vLLM reads chat_template_kwargs from the request body."""
+    settings = EndpointSettings(base_url=chat_server, model="policy", chat_template_kwargs={"enable_thinking": False})
+    source = EndpointRollouts(settings, GenerationSettings(max_completion_length=16))
+    try:
+        source.sample([[{"role": "user", "content": "a"}]], 2)
+    finally:
+        source.close()
+    assert _ChatServer.requests[0]["body"]["chat_template_kwargs"] == {"enable_thinking": False}
+    shipped = load_config("packaged:frontier_qwen3_8b.yaml", FrontierConfig)
+    assert shipped.endpoint is not None and shipped.endpoint.chat_template_kwargs == {"enable_thinking": False}
 
 
 def test_frontier_with_local_rollouts_from_the_tiny_model(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 from pathlib import Path
 from typing import Any
@@ -117,10 +118,14 @@ def _run_with_the_verifier_down(config: GRPORunConfig, redis_url: str, log_dir: 
 
 def test_grpo_survives_the_verifier_being_down(
     workdir: Path, dataset_dir: Path, tiny_model: Path, sft_adapter: Path, redis_url: str, tmp_path: Path,
-    trl_advantages: list[Any],
+    trl_advantages: list[Any], caplog: pytest.LogCaptureFixture,
 ) -> None:
     """Every group is all None. The pinned TRL itself must turn those groups into zero advantages
-    (observed on its real output, not read from its source); the guard then has nothing to clear."""
+    (observed on its real output, not read from its source); the guard then has nothing to clear;
+    TRL's warning about unscored completions stays one short line (no prompt or completion in it)."""
+    from vrpcoder_trainer.rewards import TRL_GRPO_LOGGER, UNSCORABLE_WARNING
+
+    caplog.set_level(logging.WARNING, logger=TRL_GRPO_LOGGER)
     config = _grpo(workdir, dataset_dir, tiny_model, sft_adapter, "grpo-down", 2)
     trainer = _run_with_the_verifier_down(config, redis_url, tmp_path)
     reward = trainer.verifier_reward
@@ -135,6 +140,9 @@ def test_grpo_survives_the_verifier_being_down(
         f"TRL's handling of None rewards changed (advantages {trl_advantages}): re-check the guard in VerifierGRPOTrainer"
     )
     assert trainer.cleared_advantages == 0, "TRL already zeroed the unscorable advantages; the guard had nothing to clear"
+    unscored = [r.getMessage() for r in caplog.records if r.name == TRL_GRPO_LOGGER and UNSCORABLE_WARNING in r.getMessage()]
+    assert unscored, "TRL still says that a completion went unscored"
+    assert all(len(line) < 400 and "build_model" not in line for line in unscored), "no prompt or completion in the log"
 
 
 def test_guard_keeps_nan_advantages_out_of_the_loss(

@@ -39,7 +39,9 @@ class ModelSettings(_Strict):
         default="auto", description="Weight dtype at load time; 'auto' keeps the checkpoint's own."
     )
     attn_implementation: str | None = Field(
-        default=None, description="transformers attention kernel (e.g. 'flash_attention_2', 'sdpa'); None = default."
+        default="sdpa",
+        description="transformers attention kernel: 'sdpa' (PyTorch's own, always installed), 'flash_attention_2' "
+        "(needs the trainer's [flash-attn] extra), 'eager'; None = transformers' choice.",
     )
     trust_remote_code: bool = Field(default=False, description="Allow model code shipped with the checkpoint.")
     adapters: tuple[str, ...] = Field(
@@ -178,14 +180,31 @@ class GenerationSettings(_Strict):
 
 
 class VLLMSettings(_Strict):
-    """Rollouts from a vLLM server (TRL's 'server' mode): a separate GPU serves generation."""
+    """Rollouts with vLLM: TRL's 'server' mode (a separate GPU runs ``trl vllm-serve``) or 'colocate' mode
+    (vLLM inside every training process, sharing its GPU)."""
 
     enabled: bool = Field(default=False, description="Generate with vLLM; False uses transformers' own generate on the training GPUs.")
-    mode: Literal["server", "colocate"] = Field(default="server", description="'server': a vLLM process on its own GPU (trl vllm-serve).")
+    mode: Literal["server", "colocate"] = Field(
+        default="server",
+        description="'server': a vLLM process on its own GPU (trl vllm-serve); 'colocate': vLLM in each training process.",
+    )
     host: str = Field(default="0.0.0.0", description="Host of the vLLM server (server mode).")
     port: int = Field(default=8000, gt=0, description="Port of the vLLM server (server mode).")
     base_url: str | None = Field(default=None, description="Full base URL of the server; overrides host and port (e.g. a k8s Service).")
     server_timeout: float = Field(default=600.0, gt=0.0, description="Seconds to wait for the server at start-up.")
+    gpu_memory_utilization: float = Field(
+        default=0.3, gt=0.0, le=1.0,
+        description="Colocate: the share of each GPU's memory vLLM may take (the rest is for training).",
+    )
+    tensor_parallel_size: int = Field(
+        default=1, gt=0, description="Colocate: GPUs one vLLM engine spans (must divide the number of training processes)."
+    )
+    enable_sleep_mode: bool = Field(
+        default=False, description="Colocate: vLLM frees its weights and KV cache during the optimisation step (more room to train)."
+    )
+    max_model_length: int | None = Field(
+        default=None, gt=0, description="Colocate: vLLM's context length (prompt + completion); None = the model's own."
+    )
 
 
 class GRPORunConfig(_Strict):
@@ -207,6 +226,26 @@ class GRPORunConfig(_Strict):
     loss_type: str = Field(default="grpo", description="TRL's GRPO loss ('grpo', 'dr_grpo', 'dapo', 'bnpo').")
     scale_rewards: Literal["group", "batch", "none"] = Field(default="group", description="Divide advantages by the group's reward std ('group').")
     log_completions: bool = Field(default=False, description="Print sampled completions with their rewards at logging steps.")
+    chat_template_kwargs: dict[str, Any] | None = Field(
+        default=None,
+        description="Extra arguments of the chat template when prompts are rendered, e.g. {enable_thinking: false} "
+        "for Qwen3 (otherwise its completion budget goes to thinking text).",
+    )
+
+    @model_validator(mode="after")
+    def _colocate_settings_only_in_colocate_mode(self) -> Self:
+        defaults = VLLMSettings()
+        colocate_only = ("gpu_memory_utilization", "tensor_parallel_size", "enable_sleep_mode", "max_model_length")
+        if self.vllm.mode == "server":
+            changed = [k for k in colocate_only if getattr(self.vllm, k) != getattr(defaults, k)]
+            if changed:
+                raise ValueError(f"vllm.{', vllm.'.join(changed)}: colocate-mode settings, but vllm.mode is 'server'")
+        elif self.batch.num_processes % self.vllm.tensor_parallel_size:
+            raise ValueError(
+                f"vllm.tensor_parallel_size {self.vllm.tensor_parallel_size} does not divide batch.num_processes "
+                f"{self.batch.num_processes}"
+            )
+        return self
 
     @model_validator(mode="after")
     def _groups_fit_the_batch(self) -> Self:
@@ -225,6 +264,10 @@ class EndpointSettings(_Strict):
     api_key_env: str | None = Field(default=None, description="Environment variable holding the bearer key, if any.")
     timeout: float = Field(default=600.0, gt=0.0, description="HTTP timeout per request, seconds.")
     concurrency: int = Field(default=8, gt=0, description="Prompts in flight at once.")
+    chat_template_kwargs: dict[str, Any] | None = Field(
+        default=None,
+        description="Sent as the request's chat_template_kwargs (vLLM), e.g. {enable_thinking: false} for Qwen3.",
+    )
 
 
 class FrontierConfig(_Strict):

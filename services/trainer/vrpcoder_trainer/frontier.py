@@ -140,7 +140,7 @@ class EndpointRollouts:
         )
 
     def _one(self, index: int, messages: Sequence[dict[str, str]], n: int) -> list[str]:
-        body = {
+        body: dict[str, Any] = {
             "model": self.settings.model,
             "messages": list(messages),
             "n": n,
@@ -149,6 +149,8 @@ class EndpointRollouts:
             "max_tokens": self.generation.max_completion_length,
             "seed": self.seed + index,
         }
+        if self.settings.chat_template_kwargs:
+            body["chat_template_kwargs"] = dict(self.settings.chat_template_kwargs)
         response = self._http.post("/chat/completions", json=body)
         response.raise_for_status()
         choices = response.json()["choices"]

@@ -15,10 +15,10 @@ from typing import Any
 
 from vrpcoder_client.client import PollPolicy, RetryPolicy, VerifierClient
 
-from vrpcoder_trainer.config import ConfigError, GRPORunConfig, VerifierSettings
+from vrpcoder_trainer.config import ConfigError, GRPORunConfig, VerifierSettings, VLLMSettings
 from vrpcoder_trainer.dataset import load_records, sample_texts
 from vrpcoder_trainer.models import load_base, load_tokenizer, lora_config
-from vrpcoder_trainer.rewards import GroupedVerifierReward, guard_advantages
+from vrpcoder_trainer.rewards import GroupedVerifierReward, guard_advantages, quiet_unscorable_rows
 from vrpcoder_trainer.sft import ADAPTER_DIR, common_arguments, resume_point
 
 URL_ENV = "VRPCODER_VERIFIER_URL"
@@ -51,16 +51,37 @@ def register_samples(client: VerifierClient, dataset_dir: Path | str, sample_ids
 def grpo_arguments(config: GRPORunConfig) -> Any:
     from trl import GRPOConfig
 
-    vllm: dict[str, Any] = {"use_vllm": config.vllm.enabled}
-    if config.vllm.enabled:
-        vllm.update(vllm_mode=config.vllm.mode, vllm_server_timeout=config.vllm.server_timeout)
-        if config.vllm.base_url:
-            vllm["vllm_server_base_url"] = config.vllm.base_url
-        else:
-            vllm.update(vllm_server_host=config.vllm.host, vllm_server_port=config.vllm.port)
-    return GRPOConfig(
+    return GRPOConfig(**grpo_keywords(config))
+
+
+def vllm_keywords(settings: VLLMSettings) -> dict[str, Any]:
+    """TRL's vLLM arguments for the chosen mode: where the server is, or how the colocated engine is sized."""
+    vllm: dict[str, Any] = {"use_vllm": settings.enabled}
+    if not settings.enabled:
+        return vllm
+    vllm["vllm_mode"] = settings.mode
+    if settings.mode == "colocate":
+        vllm.update(
+            vllm_gpu_memory_utilization=settings.gpu_memory_utilization,
+            vllm_tensor_parallel_size=settings.tensor_parallel_size,
+            vllm_enable_sleep_mode=settings.enable_sleep_mode,
+        )
+        if settings.max_model_length is not None:
+            vllm["vllm_max_model_length"] = settings.max_model_length
+        return vllm
+    vllm["vllm_server_timeout"] = settings.server_timeout
+    if settings.base_url:
+        vllm["vllm_server_base_url"] = settings.base_url
+    else:
+        vllm.update(vllm_server_host=settings.host, vllm_server_port=settings.port)
+    return vllm
+
+
+def grpo_keywords(config: GRPORunConfig) -> dict[str, Any]:
+    """Every GRPOConfig argument of a run (kept apart so that a test can read them without TRL's checks)."""
+    return dict(
         **common_arguments(config.batch, config.optim, config.run),
-        **vllm,
+        **vllm_keywords(config.vllm),
         num_generations=config.num_generations,
         max_completion_length=config.generation.max_completion_length,
         temperature=config.generation.temperature,
@@ -69,6 +90,7 @@ def grpo_arguments(config: GRPORunConfig) -> Any:
         loss_type=config.loss_type,
         scale_rewards=config.scale_rewards,
         log_completions=config.log_completions,
+        chat_template_kwargs=dict(config.chat_template_kwargs) if config.chat_template_kwargs else None,
         remove_unused_columns=False,
     )
 
@@ -102,6 +124,7 @@ def build_grpo_trainer(config: GRPORunConfig, client: VerifierClient, callbacks:
         if column not in records.column_names:
             raise ConfigError(f"{config.dataset.path} [{config.dataset.config}]: records need a '{column}' column")
     register_samples(client, config.dataset.path, list(records["sample_id"]))
+    quiet_unscorable_rows()
     reward = GroupedVerifierReward(client, config.reward.options(config.verifier.time_limit), config.num_generations)
     trainer_class = _trainer_class()
     trainer = trainer_class(

@@ -21,6 +21,7 @@ all scored rollouts (a reply without code counts as not passing; a None is left 
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections import defaultdict
@@ -149,3 +150,33 @@ def guard_advantages(advantages: Any) -> tuple[Any, int]:
     if count:
         advantages = advantages.masked_fill(bad, 0.0)
     return advantages, count
+
+
+TRL_GRPO_LOGGER = "trl.trainer.grpo_trainer"
+UNSCORABLE_WARNING = "All reward functions returned None"
+
+
+class UnscorableRowFilter(logging.Filter):
+    """Shortens TRL's warning about a completion that no reward function scored.
+
+    TRL logs that row's every column, the whole prompt and completion included (about 6 KB for our
+    prompts), at every step with such a row: during a verifier outage, the log fills with candidate
+    code. The fact is kept in one short line; how many completions went unscored is counted in
+    ``verifier/none_this_step`` / ``verifier/none_total`` and in ``reward_summary.json``.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if UNSCORABLE_WARNING in str(record.msg):  # accelerate may prefix "[RANK n] "
+            record.msg = (
+                f"{UNSCORABLE_WARNING} for a completion (the verifier was unavailable, or the reply had no code); "
+                "its advantage is 0; counted in verifier/none_total (prompt and completion not logged)"
+            )
+            record.args = ()
+        return True
+
+
+def quiet_unscorable_rows() -> None:
+    """Install ``UnscorableRowFilter`` on TRL's GRPO logger (once per process)."""
+    logger = logging.getLogger(TRL_GRPO_LOGGER)
+    if not any(isinstance(f, UnscorableRowFilter) for f in logger.filters):
+        logger.addFilter(UnscorableRowFilter())

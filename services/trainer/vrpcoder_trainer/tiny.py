@@ -7,7 +7,8 @@ saved directory has the layout of any hub checkpoint, so it goes through exactly
 real model does (``vrpcoder_trainer.models``).
 
 (A LLaMA config rather than Qwen2: transformers 5 rebuilds a Qwen2 checkpoint's tokenizer with
-Qwen's own pre-tokenizer, whereas a LLaMA checkpoint keeps the tokenizer saved with it.)
+Qwen's own pre-tokenizer, whereas a LLaMA checkpoint keeps the tokenizer saved with it. A Qwen3
+checkpoint keeps it too, which is what the GPU check builds: tests/trainer/test_gpu_check.py.)
 
 The tokenizer's pre-tokenizer splits only where a line ends right before a code fence: BPE merges
 may then span many lines of a gold script, so a 10,000-character script becomes a handful of tokens
@@ -22,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 IM_START = "<|im_start|>"
 IM_END = "<|im_end|>"
@@ -43,12 +45,16 @@ CHAT_TEMPLATE = (
 class TinyModelSpec:
     """Shape of the tiny model; the defaults train a step in well under a second on one core."""
 
+    architecture: Literal["llama", "qwen3"] = "llama"
+    """'qwen3' for the GPU check (deploy/gpu-check.sh): the architecture vLLM and TRL load on the cluster."""
     vocab_size: int = 4096
     hidden_size: int = 64
     intermediate_size: int = 128
     num_hidden_layers: int = 2
     num_attention_heads: int = 4
     num_key_value_heads: int = 2
+    head_dim: int | None = None
+    """None: hidden_size / num_attention_heads."""
     max_position_embeddings: int = 4096
     initializer_range: float = 0.1
     """Larger than a real model's 0.02: a random 64-wide model then tells positions and tokens apart
@@ -84,21 +90,23 @@ def train_tokenizer(corpus: Iterable[str], vocab_size: int):  # type: ignore[no-
 
 
 def build_tiny_model(output_dir: Path | str, corpus: Iterable[str], spec: TinyModelSpec = TinyModelSpec()) -> Path:
-    """Train a tokenizer on ``corpus``, initialise a tiny LLaMA for it, save both to ``output_dir``."""
+    """Train a tokenizer on ``corpus``, initialise a tiny model of ``spec.architecture`` for it, save both."""
     import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaConfig, LlamaForCausalLM, Qwen3Config, Qwen3ForCausalLM
 
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     tokenizer = train_tokenizer(corpus, spec.vocab_size)
     torch.manual_seed(spec.seed)
-    config = LlamaConfig(
+    config_class, model_class = {"llama": (LlamaConfig, LlamaForCausalLM), "qwen3": (Qwen3Config, Qwen3ForCausalLM)}[spec.architecture]
+    config = config_class(
         vocab_size=len(tokenizer),
         hidden_size=spec.hidden_size,
         intermediate_size=spec.intermediate_size,
         num_hidden_layers=spec.num_hidden_layers,
         num_attention_heads=spec.num_attention_heads,
         num_key_value_heads=spec.num_key_value_heads,
+        head_dim=spec.head_dim or spec.hidden_size // spec.num_attention_heads,
         max_position_embeddings=spec.max_position_embeddings,
         initializer_range=spec.initializer_range,
         tie_word_embeddings=False,
@@ -106,7 +114,7 @@ def build_tiny_model(output_dir: Path | str, corpus: Iterable[str], spec: TinyMo
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,
     )
-    model = LlamaForCausalLM(config)
+    model = model_class(config)
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.save_pretrained(out)

@@ -175,6 +175,11 @@ def worker(
         logging.getLogger("vrpcoder_verifier.worker"), "worker starting",
         queue=settings.queue_name, executor=settings.executor.value, version=settings.version,
     )
+    from vrpcoder_verifier.node import node_check
+
+    node = node_check()
+    log_event(logging.getLogger("vrpcoder_verifier.worker"), "node check",
+              level=logging.INFO if node.ok else logging.WARNING, **node.fields())
     # rq's own lines per job repeat what the worker's one line per job says; they show at DEBUG only
     rq_level = "DEBUG" if logging.getLogger("vrpcoder_verifier").isEnabledFor(logging.DEBUG) else "WARNING"
     try:
