@@ -1,10 +1,9 @@
-"""KEDA's trigger against a live Redis: with a batch waiting and no worker to take it, the list the
-ScaledObject reads (k8s/worker-autoscaler.yaml, listName) holds one entry per waiting item.
+"""KEDA's trigger against a live Redis: with a batch waiting and no worker to take it, the key the
+ScaledObject reads (k8s/worker-autoscaler.yaml, listName) counts one entry per waiting item, as
+KEDA's own length script reads it (a sorted set is counted with ZCARD).
 
-The backlog list itself is the verifier's (another branch adds it, issue 24 item 1); until that is
-merged this test is expected to fail, and strict xfail turns its first pass into a failure that
-says to drop the marker. The key is read from the manifest, never repeated here, so a different
-key chosen by the verifier is caught the same way."""
+The key is read from the manifest, never repeated here, so a manifest and a verifier that name
+different keys fail this test."""
 
 from __future__ import annotations
 
@@ -18,6 +17,8 @@ from vrpcoder_client.client import VerifierClient
 from vrpcoder_verifier.settings import Settings
 from vrpcoder_verifier.stack import LocalStack, purge, stack_settings
 
+from tests.verifier.support import KEDA_LIST_LENGTH
+
 ROOT = Path(__file__).resolve().parents[2]
 WAITING = 6
 
@@ -28,8 +29,6 @@ def _list_name() -> str:
     return str(trigger["metadata"]["listName"])
 
 
-@pytest.mark.xfail(strict=True, reason="the verifier's backlog list comes with issue 24 item 1 (branch i23-reward): "
-                                       "remove this marker when it is merged")
 def test_keda_list_counts_the_items_of_a_waiting_batch(redis_url: str, tmp_path: Path) -> None:
     # The deployed key prefix (k8s sets none), a queue of its own: what KEDA would see in the cluster.
     settings = stack_settings(redis_url, key_prefix=Settings.model_fields["key_prefix"].default, allow_unsandboxed=True)
@@ -40,10 +39,11 @@ def test_keda_list_counts_the_items_of_a_waiting_batch(redis_url: str, tmp_path:
     try:
         with LocalStack(settings, workers=0, log_dir=tmp_path) as stack, VerifierClient(stack.base_url, stack.token) as client:
             sample_id = client.register_sample(sample.model_dump(mode="json"))
-            results = client.verify_batch([sample.gold_code] * WAITING, sample_id, wait=0, until_done=False)
+            candidates = [f"{sample.gold_code}\n# waiting {i}\n" for i in range(WAITING)]  # identical ones share a job
+            results = client.verify_batch(candidates, sample_id, wait=0, until_done=False)
             assert len(results) == WAITING
-            assert connection.type(key) == b"list", f"{key} is not a Redis list (KEDA's listLength reads LLEN)"
-            assert connection.llen(key) == WAITING
+            assert connection.exists(key), f"the verifier keeps no backlog under {key}, the key KEDA reads"
+            assert int(connection.eval(KEDA_LIST_LENGTH, 1, key)) == WAITING
     finally:
         connection.delete(key)
         purge(settings)

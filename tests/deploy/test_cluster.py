@@ -14,6 +14,8 @@ from urllib.parse import urlparse
 import kubernetes_validate
 import pytest
 import yaml
+from vrpcoder_verifier.queue import backlog_key
+from vrpcoder_verifier.settings import Settings
 
 from tests.deploy import pod_security
 from tests.deploy.cluster import (
@@ -346,7 +348,8 @@ def test_keda_scales_the_worker_on_the_backlog_list() -> None:
     (scaled,) = by_kind("ScaledObject").values()
     assert scaled["spec"]["scaleTargetRef"]["name"] == WORKER and WORKER in by_kind("Deployment")
     metadata = _trigger()
-    assert metadata["listName"] == "vrpcoder:backlog"
+    deployed = Settings.model_construct(key_prefix=Settings.model_fields["key_prefix"].default)  # k8s sets no prefix
+    assert metadata["listName"] == backlog_key(deployed), "KEDA must read the key the verifier fills"
     assert not metadata["listName"].startswith("rq:queue:"), "rq's queue holds drain jobs, not the waiting items"
     host, port = metadata["address"].rsplit(":", 1)
     assert _resolve(host, int(port)) is None

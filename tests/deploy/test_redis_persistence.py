@@ -37,7 +37,8 @@ def _start(args: list[str], data: Path) -> tuple[subprocess.Popen[bytes], redis.
     if server is None:
         pytest.fail("redis-server is missing: `make install` installs it")
     port = _free_port()
-    process = subprocess.Popen([server, *args, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data)],
+    shipped = [a for i, a in enumerate(args) if a != "--dir" and (i == 0 or args[i - 1] != "--dir")]  # the volume's path
+    process = subprocess.Popen([server, *shipped, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     client = redis.Redis(port=port)
     for _ in range(100):

@@ -52,3 +52,19 @@ def comparable(verdict: Verdict) -> dict[str, object]:
     data = _timeless(verdict.model_dump(mode="json"))
     assert isinstance(data, dict)
     return data
+
+
+KEDA_LIST_LENGTH = """
+		local listName = KEYS[1]
+		local listType = redis.call('type', listName).ok
+		local cmd = {
+			zset = 'zcard',
+			set = 'scard',
+			list = 'llen',
+			hash = 'hlen',
+			none = 'llen'
+		}
+
+		return redis.call(cmd[listType], listName)
+	"""
+"""The script KEDA's ``redis`` trigger runs on ``listName`` (pkg/scalers/redis_scaler.go, 2.x)."""

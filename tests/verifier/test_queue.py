@@ -31,20 +31,8 @@ from vrpcoder_verifier.queue import (
 from vrpcoder_verifier.settings import Settings
 from vrpcoder_verifier.stack import purge, stack_settings
 
-KEDA_LIST_LENGTH = """
-		local listName = KEYS[1]
-		local listType = redis.call('type', listName).ok
-		local cmd = {
-			zset = 'zcard',
-			set = 'scard',
-			list = 'llen',
-			hash = 'hlen',
-			none = 'llen'
-		}
+from tests.verifier.support import KEDA_LIST_LENGTH
 
-		return redis.call(cmd[listType], listName)
-	"""
-"""The script KEDA's ``redis`` trigger runs on ``listName`` (pkg/scalers/redis_scaler.go, 2.x)."""
 
 
 @pytest.fixture
