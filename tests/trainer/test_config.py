@@ -258,3 +258,15 @@ def test_vllm_is_pinned_within_trls_supported_range() -> None:
     (pin,) = re.findall(r'"vllm==([^"]+)"', text)
     trl_vllm = next(Requirement(r) for r in requires("trl") or [] if r.startswith("vllm") and "extra" in r)
     assert trl_vllm.specifier.contains(pin), f"TRL accepts vllm {trl_vllm.specifier}, the trainer pins {pin}"
+
+
+@pytest.mark.parametrize(("name", "record"), [("grpo_qwen3_8b.yaml", GRPORunConfig), ("grpo_no_injection.yaml", GRPORunConfig),
+                                              ("frontier_qwen3_8b.yaml", FrontierConfig)])
+def test_paper_scale_runs_ride_out_a_restart_of_the_verifier(name: str, record: type) -> None:
+    """A rolling restart of the API or a Redis restart takes seconds; the run's client must keep
+    retrying longer than that, or a whole group's rewards become None for an ordinary deploy."""
+    from vrpcoder_trainer.grpo import verifier_client
+
+    config = load_config(f"packaged:{name}", record, {"verifier": {"url": "http://verifier-api:8000"}})
+    with verifier_client(config.verifier) as client:
+        assert client.retry.attempts is None and client.retry.give_up_after >= 60.0

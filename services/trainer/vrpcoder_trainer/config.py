@@ -128,7 +128,8 @@ class VerifierSettings(_Strict):
     url: str | None = Field(default=None, description="Base URL of the verifier API; None reads $VRPCODER_VERIFIER_URL.")
     token_env: str = Field(default="VRPCODER_VERIFIER_TOKEN", description="Environment variable holding the API token.")
     timeout: float = Field(default=600.0, gt=0.0, description="HTTP timeout of one request, seconds.")
-    retry_attempts: int = Field(default=4, gt=0, description="Attempts per request before a transient failure becomes None.")
+    retry_seconds: float = Field(default=60.0, gt=0.0, description="Seconds a transient fault (the API or Redis restarting) is retried before the completions concerned get None.")
+    retry_attempts: int | None = Field(default=None, gt=0, description="At most this many attempts per request as well (None: as many as retry_seconds allows; tests set a few to fail fast).")
     poll_timeout: float = Field(default=900.0, gt=0.0, description="Seconds to wait for a batch's verdicts before they count as pending (None).")
     time_limit: float | None = Field(default=None, gt=0.0, description="Gurobi time limit per solve; None = the service default.")
 

@@ -33,7 +33,7 @@ def verifier_client(settings: VerifierSettings) -> VerifierClient:
         url,
         os.environ.get(settings.token_env),
         timeout=settings.timeout,
-        retry=RetryPolicy(attempts=settings.retry_attempts),
+        retry=RetryPolicy(attempts=settings.retry_attempts, give_up_after=settings.retry_seconds),
         poll=PollPolicy(timeout=settings.poll_timeout),
     )
 
