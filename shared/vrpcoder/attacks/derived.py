@@ -24,13 +24,14 @@ from gurobipy import GRB
 from vrpcoder.attacks.records import Attack, AttackSkipped
 from vrpcoder.checker import check
 from vrpcoder.errors import VerificationFailure
-from vrpcoder.families import Family
+from vrpcoder.attacks.editing import label_problem
+from vrpcoder.families import Family, Rule
 from vrpcoder.gold import extract_solution, remove_family, render_gold, strip_joint_modules
 from vrpcoder.gold.render import licence_needs_two_index
 from vrpcoder.injection import RoutingVariable, find_routing_variable
 from vrpcoder.instances import Instance
 from vrpcoder.solutions import Solution
-from vrpcoder.variants import DERIVED_ATTACKERS, Attacker, Module
+from vrpcoder.variants import ATTACKERS, DERIVED_ATTACKERS, DERIVED_RULE_ATTACKERS, Attacker, Module
 
 DELTA = 0.01
 """How far past its limit the derived plan must go (one cent, the data's resolution)."""
@@ -107,11 +108,33 @@ def _distance(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.
     return _one_of(model, amounts)
 
 
-def _backhaul(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+def _backhaul_sides(instance: Instance) -> tuple[list[int], list[int]]:
     back = [c for c in instance.customer_nodes if instance.customer(c).backhaul]
-    line = [c for c in instance.customer_nodes if not instance.customer(c).backhaul]
+    return back, [c for c in instance.customer_nodes if not instance.customer(c).backhaul]
+
+
+def _depot_to_backhaul(xvar: RoutingVariable, instance: Instance, back: list[int]) -> list[gp.Var]:
+    return [v for d in range(instance.num_depots) for b in back for v in xvar.arc_vars(d, b)]
+
+
+def _backhaul(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+    """A linehaul after a backhaul, on routes that each start with a linehaul (the other backhaul
+    rule, dropped with the module, is written back on ``x``)."""
+    back, line = _backhaul_sides(instance)
     wrong = gp.quicksum(v for b in back for j in line for v in xvar.arc_vars(b, j))
     model.addConstr(wrong >= 1, name="derived_backhaul_first")
+    for var in _depot_to_backhaul(xvar, instance, back):
+        var.UB = 0.0
+    return None
+
+
+def _backhaul_start(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+    """A route that starts with a backhaul, and no linehaul after a backhaul anywhere: with linehauls
+    first on every route, that route serves backhauls only."""
+    back, line = _backhaul_sides(instance)
+    model.addConstr(gp.quicksum(_depot_to_backhaul(xvar, instance, back)) >= 1, name="derived_backhaul_start")
+    for var in (v for b in back for j in line for v in xvar.arc_vars(b, j)):
+        var.UB = 0.0
     return None
 
 
@@ -178,6 +201,10 @@ def _precedence(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> g
     return None
 
 
+RULE_REQUIREMENTS: dict[Rule, Requirement] = {Rule.LINEHAUL_START: _backhaul_start}
+"""Requirements of one rule of a compound family (``DERIVED_RULE_ATTACKERS``): the family's module
+is dropped and its other rules are written back with the requirement."""
+
 REQUIREMENTS: dict[Family, Requirement] = {
     Family.CAPACITY: _capacity,
     Family.COMPARTMENT: _compartment,
@@ -222,9 +249,25 @@ def derived_attack(instance: Instance, family: Family, *, time_limit: float = 10
     attacker = DERIVED_ATTACKERS.get(family)
     if attacker is None:
         raise ValueError(f"no derived attacker for {family.value}")
-    requirement = REQUIREMENTS[family]
     if family is Family.CAPACITY and (instance.has(Module.PD) or instance.has(Module.SPLIT)):
         return AttackSkipped(attacker=attacker, reason="this variant's load is not linear in the arcs")
+    return _derived(instance, attacker, REQUIREMENTS[family], time_limit, family.value)
+
+
+def derived_rule_attack(instance: Instance, rule: Rule, *, time_limit: float = 10.0) -> Attack | AttackSkipped:
+    """A probe on ``instance`` that breaks ``rule`` alone, found by the gold model without the
+    rule's family and with its other rules written back on ``x``."""
+    attacker = DERIVED_RULE_ATTACKERS.get(rule)
+    if attacker is None:
+        raise ValueError(f"no derived attacker for the rule {rule.value}")
+    broken = f"the {rule.value} rule of {rule.family.value}"
+    return _derived(instance, attacker, RULE_REQUIREMENTS[rule], time_limit, broken)
+
+
+def _derived(
+    instance: Instance, attacker: Attacker, requirement: Requirement, time_limit: float, broken: str
+) -> Attack | AttackSkipped:
+    family = ATTACKERS[attacker].target
     try:
         model = _unsolved_gold(instance, family, time_limit)
     except (ValueError, gp.GurobiError) as exc:
@@ -240,18 +283,16 @@ def derived_attack(instance: Instance, family: Family, *, time_limit: float = 10
         model.optimize()
         if model.SolCount == 0:
             return AttackSkipped(
-                attacker=attacker, reason=f"no plan keeps every other rule and breaks {family.value} (status {model.Status})"
+                attacker=attacker, reason=f"no plan keeps every other rule and breaks {broken} (status {model.Status})"
             )
         solution = extract_solution(model, instance)
     except (VerificationFailure, gp.GurobiError, ValueError) as exc:
         return AttackSkipped(attacker=attacker, reason=f"derived solve failed: {exc}")
     finally:
         model.dispose()
-    families = check(instance, solution).families
-    if families != (family,):
-        return AttackSkipped(
-            attacker=attacker, reason=f"the derived plan breaks {[f.value for f in families]}, not {family.value} alone"
-        )
+    problem = label_problem(check(instance, solution), attacker)
+    if problem is not None:
+        return AttackSkipped(attacker=attacker, reason=f"the derived plan {problem}")
     return Attack(attacker=attacker, family=family, solution=solution, instance=instance)
 
 
@@ -318,17 +359,34 @@ def fewest_vehicles_plan(instance: Instance, *, time_limit: float = 5.0) -> tupl
 
 
 def violation_impossible(instance: Instance, family: Family, *, time_limit: float = 10.0) -> bool:
-    """Whether the gold model proves that no plan keeping every other rule breaks ``family`` (the
-    derived attack's model is infeasible): a model that omits the family has the gold script's
-    feasible set on this instance, so no verifier can tell them apart here."""
+    """Whether the gold model proves that no plan keeping every other rule breaks ``family`` (each
+    derived attack's model of the family, its rules' included, is infeasible): a model that omits
+    the family has the gold script's feasible set on this instance, so no verifier can tell them
+    apart here."""
     if family not in REQUIREMENTS or (family is Family.CAPACITY and (instance.has(Module.PD) or instance.has(Module.SPLIT))):
         return False
+    parts = [REQUIREMENTS[family], *(r for rule, r in RULE_REQUIREMENTS.items() if rule.family is family)]
+    return all(_requirement_infeasible(instance, family, part, time_limit) for part in parts)
+
+
+def rule_violation_impossible(instance: Instance, rule: Rule, *, time_limit: float = 10.0) -> bool:
+    """Whether the gold model proves that no plan keeping every other rule breaks ``rule`` (a model
+    without that one rule has the gold script's feasible set on this instance)."""
+    if rule in RULE_REQUIREMENTS:
+        return _requirement_infeasible(instance, rule.family, RULE_REQUIREMENTS[rule], time_limit)
+    derived = DERIVED_ATTACKERS.get(rule.family)
+    if derived is None or rule not in ATTACKERS[derived].rules:
+        return False
+    return _requirement_infeasible(instance, rule.family, REQUIREMENTS[rule.family], time_limit)
+
+
+def _requirement_infeasible(instance: Instance, family: Family, requirement: Requirement, time_limit: float) -> bool:
     try:
         model = _unsolved_gold(instance, family, time_limit)
     except (ValueError, gp.GurobiError):
         return False
     try:
-        REQUIREMENTS[family](model, find_routing_variable(model, instance.num_nodes), instance)
+        requirement(model, find_routing_variable(model, instance.num_nodes), instance)
         model.optimize()
         return model.Status == GRB.INFEASIBLE
     except (VerificationFailure, gp.GurobiError, ValueError):
