@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from vrpcoder.attacks.boundary import depot_never_closes_first, no_waiting_possible
 from vrpcoder.attacks.cycles import cycles_impossible
 from vrpcoder.attacks.derived import (
+    compartment_violation_impossible,
     fewest_vehicles_plan,
     rule_violation_impossible,
     service_lateness_impossible,
@@ -863,10 +864,13 @@ def _rule_never_broken(rule: Rule) -> Callable[[Instance], bool]:
 def _compartment_never_full(compartment: int) -> Callable[[Instance], bool]:
     def implied(instance: Instance) -> bool:
         total = sum((c.compartment_demand or ())[compartment] for c in instance.customers)
-        return all((v.compartment_capacity or ())[compartment] + _LOAD_TOLERANCE >= total for v in instance.vehicles)
+        if all((v.compartment_capacity or ())[compartment] + _LOAD_TOLERANCE >= total for v in instance.vehicles):
+            return True
+        return compartment_violation_impossible(instance, compartment)
 
     implied.__doc__ = (
-        f"Whether every vehicle's compartment {compartment} holds the whole demand for it (its limit never binds)."
+        f"Whether every vehicle's compartment {compartment} holds the whole demand for it, or the gold "
+        f"model proves that no plan keeping every other rule overloads compartment {compartment}."
     )
     return implied
 
@@ -918,9 +922,10 @@ _MAX_PAIRS_SEARCHED = 8
 """Beyond this many pairs the split search (3^n assignments) is not tried (not shown equivalent)."""
 
 
-def single_vehicle(instance: Instance) -> bool:
-    """Whether the fleet has a single vehicle (its total is its one route)."""
-    return len(instance.vehicles) == 1
+def distance_total_implied(instance: Instance) -> bool:
+    """Whether the fleet has a single vehicle (its total is its one route), or the gold model
+    proves that no plan keeping every other rule drives a route past the limit."""
+    return len(instance.vehicles) == 1 or violation_impossible(instance, Family.DISTANCE)
 
 
 def routes_never_outnumber_fleet(instance: Instance) -> bool:
@@ -955,7 +960,7 @@ IMPLIED_ON_INSTANCE: dict[str, Callable[[Instance], bool]] = {
     "omit:compartment_load[1]": _compartment_never_full(1),
     "relax:capacity_largest_for_all": capacities_interchangeable,
     "relax:compartment_largest_for_all": compartments_interchangeable,
-    "relax:distance_fleet_total": single_vehicle,
+    "relax:distance_fleet_total": distance_total_implied,
     "relax:pairing_by_load": no_balanced_pair_split,
 }
 """Spurious rules with a test that they cut off no feasible plan of a given instance, and relaxed

@@ -21,7 +21,7 @@ from vrpcoder.attacks import Attack, AttackSkipped, run_attacks, run_edge_attack
 from vrpcoder.attacks.derived import derived_attack, derived_rule_attack, derived_service_time, fewest_vehicles_plan
 from vrpcoder.attacks.editing import label_problem
 from vrpcoder.candidate import BuiltCandidate, build_candidate
-from vrpcoder.checker import check
+from vrpcoder.checker import check, compartment_loads
 from vrpcoder.errors import VerificationFailure
 from vrpcoder.families import Family
 from vrpcoder.feasible import diverse_feasible, feasible_probe
@@ -286,6 +286,11 @@ def _derived(
     for rule, attacker in DERIVED_RULE_ATTACKERS.items():
         if rule.family in instance.spec.families and rule not in ruled:
             proposals.append(derived_rule_attack(instance, rule, time_limit=limit))
+    if Family.COMPARTMENT in covered:
+        # one compartment probed by hand, another not (issue 28.2: a probe per compartment)
+        missing = sorted(set(range(_width(instance))) - _overloaded_compartments(instance, kept))
+        if missing:
+            proposals.append(derived_attack(instance, Family.COMPARTMENT, time_limit=limit, compartment=missing[0]))
     if instance.has(Module.HTW) and not any(p.attacker is Attacker.SERVICE_TIME_EDGE for p in kept):
         proposals.append(derived_service_time(instance, time_limit=min(time_limit, DERIVED_TIME_LIMIT)))
     for proposal in proposals:
@@ -295,6 +300,21 @@ def _derived(
         else:
             probes.append(_violating(proposal))
     return _keep(gold, instance, probes, time_limit, report)
+
+
+def _width(instance: Instance) -> int:
+    return len(instance.vehicles[0].compartment_capacity or ())
+
+
+def _overloaded_compartments(instance: Instance, probes: Iterable[Probe]) -> set[int]:
+    """Compartments that some kept compartment probe overloads."""
+    found: set[int] = set()
+    for probe in (p for p in probes if p.family is Family.COMPARTMENT):
+        for route in (r for r in probe.solution.routes if r.visits):
+            rooms = instance.vehicles[route.vehicle].compartment_capacity or ()
+            loads = compartment_loads(instance, route)
+            found |= {c for c, (load, room) in enumerate(zip(loads, rooms, strict=True)) if load > room + 1e-6}
+    return found
 
 
 def _attacked_sample(attack: Attack, plus: Probe, time_limit: float, report: BuildReport, base_name: str) -> None:

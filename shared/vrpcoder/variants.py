@@ -89,6 +89,7 @@ class Attacker(StrEnum):
     OTHER_COMPARTMENT_EDGE = "other_compartment_edge"
     SMALLEST_VEHICLE_EDGE = "smallest_vehicle_edge"
     SMALLEST_VEHICLE_COMPARTMENT_EDGE = "smallest_vehicle_compartment_edge"
+    SPLIT_LOAD_EDGE = "split_load_edge"
     # Derived from the gold model with the family's module dropped and its violation required:
     DERIVED_CAPACITY = "derived_capacity"
     DERIVED_COMPARTMENT = "derived_compartment"
@@ -184,6 +185,9 @@ ATTACKERS: dict[Attacker, AttackerInfo] = {
     Attacker.SMALLEST_VEHICLE_COMPARTMENT_EDGE: AttackerInfo(
         Family.COMPARTMENT, parametric=False, rules=(_R.COMPARTMENT_LOAD,), single=True
     ),
+    Attacker.SPLIT_LOAD_EDGE: AttackerInfo(
+        Family.CAPACITY, parametric=False, exposes=(Family.DELIVERY_COUPLING,), rules=(_R.LOAD,)
+    ),
     Attacker.DERIVED_CAPACITY: AttackerInfo(Family.CAPACITY, parametric=False),
     Attacker.DERIVED_COMPARTMENT: AttackerInfo(Family.COMPARTMENT, parametric=False),
     Attacker.DERIVED_DISTANCE: AttackerInfo(Family.DISTANCE, parametric=False),
@@ -250,6 +254,8 @@ class Variant:
                 out.append(Attacker.BACKHAUL_LOAD_EDGE)
             if self.heterogeneous and not self.has(Module.MC):
                 out.append(Attacker.SMALLEST_VEHICLE_EDGE)
+        if self.has(Module.SPLIT):
+            out.append(Attacker.SPLIT_LOAD_EDGE)
         if self.has(Module.MC):
             out += [Attacker.COMPARTMENT_EDGE, Attacker.OTHER_COMPARTMENT_EDGE]
             if self.heterogeneous:
@@ -266,8 +272,7 @@ class Variant:
             out.append(Attacker.BACKHAUL_START)
         if self.has(Module.PD):
             out += [Attacker.PRECEDENCE_CARRIED, Attacker.PAIR_EXCHANGE]
-        if not self.has(Module.SPLIT):
-            out.append(Attacker.EXTRA_ROUTE)
+        out.append(Attacker.EXTRA_ROUTE)
         return tuple(out)
 
     @property

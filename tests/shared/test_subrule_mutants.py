@@ -5,7 +5,8 @@ script passes the sample with full reward, and the gold script with just that ru
 
 Each point is a small grid point (6 customers) whose base sample admits the probe; a few use the
 sampled instance with one number changed where no sampled one admits it (sampled depots close
-after any route can return; sampled pair quantities are never equal).
+after any route can return; sampled pair quantities are never equal). Split delivery's load is
+probed on the base sample too (before, only its attacked copies carried a capacity probe).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from vrpcoder.checker import check, return_time
 from vrpcoder.families import Rule
 from vrpcoder.feasible import feasible_probe
 from vrpcoder.instances import Instance, TimeWindow
-from vrpcoder.mutants import SUBRULES, failures, mutation_rules
+from vrpcoder.mutants import SUBRULES, equivalence_reason, failures, is_equivalent, mutation_rules
 from vrpcoder.probes import Probe
 from vrpcoder.samples import Sample, build_samples
 from vrpcoder.sampling import sample_instance
@@ -106,10 +107,15 @@ CASES = (
          old_probe=Attacker.OTHER_COMPARTMENT_EDGE),
     Case("MCVRP", (1, 1), Attacker.OTHER_COMPARTMENT_EDGE, Rule.COMPARTMENT_LOAD, "omit:compartment_load[0]",
          old_probe=Attacker.COMPARTMENT_EDGE),
+    Case("MCVRP", (2, 1), Attacker.DERIVED_COMPARTMENT, Rule.COMPARTMENT_LOAD, "omit:compartment_load[0]",
+         old_probe=Attacker.COMPARTMENT_EDGE),
     Case("HFVRP", (1, 0), Attacker.SMALLEST_VEHICLE_EDGE, Rule.LOAD, "relax:capacity_largest_for_all"),
     Case("HFMCVRP", (1, 0), Attacker.SMALLEST_VEHICLE_COMPARTMENT_EDGE, Rule.COMPARTMENT_LOAD,
          "relax:compartment_largest_for_all"),
     Case("DCVRP", (1, 0), Attacker.DISTANCE_EDGE, Rule.ROUTE_DISTANCE, "relax:distance_fleet_total"),
+    Case("SDVRP", (1, 0), Attacker.SPLIT_LOAD_EDGE, Rule.LOAD, "omit:capacity"),
+    Case("SDVRP", (1, 0), Attacker.SPLIT_LOAD_EDGE, Rule.LOAD, "omit:delivery_coupling"),
+    Case("SDVRP", (1, 0), Attacker.EXTRA_ROUTE, Rule.FLEET_SIZE, "omit:one_route"),
 )
 
 
@@ -143,3 +149,16 @@ def test_the_rule_alone_is_probed_and_its_omission_caught(case: Case) -> None:
 
 def test_every_sub_rule_mutant_has_a_case() -> None:
     assert {r.name for r in SUBRULES} - {c.mutant for c in CASES} == set()
+
+
+def test_a_compartment_no_plan_overloads_alone_makes_its_omission_equivalent() -> None:
+    """MCVRP profile 2 seed 0: compartment 0 can be overloaded only together with compartment 1
+    (the gold model without the compartment rule, asked for compartment 0 alone, proves it), so
+    a script without compartment 0's limit has the gold's feasible set there; compartment 1's
+    omission is caught."""
+    sample = base_sample("MCVRP", 2, 0)
+    rules = {r.name: r for r in mutation_rules("MCVRP")}
+    assert is_equivalent(rules["omit:compartment_load[0]"], [sample.instance])
+    assert not is_equivalent(rules["omit:compartment_load[1]"], [sample.instance])
+    reason = equivalence_reason(rules["omit:compartment_load[0]"], [sample.instance])
+    assert reason is not None and "compartment 0" in reason

@@ -34,7 +34,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vrpcoder.attacks.editing import label_problem, shuffled, units_on, used_routes, with_route, without
+from vrpcoder.attacks.editing import (
+    label_problem,
+    shuffled,
+    units_on,
+    used_routes,
+    with_route,
+    without,
+    without_quantities,
+)
 from vrpcoder.attacks.records import Attack, AttackSkipped
 from vrpcoder.checker import (
     backhaul_loads,
@@ -45,7 +53,7 @@ from vrpcoder.checker import (
     schedule,
 )
 from vrpcoder.instances import Instance
-from vrpcoder.relaxation import capacity_usage, rebuilt
+from vrpcoder.relaxation import capacity_usage, rebuilt, split_capacity_need
 from vrpcoder.solutions import Route, Solution
 from vrpcoder.variants import ATTACKERS, Attacker, Module
 
@@ -379,6 +387,43 @@ def smallest_vehicle_compartment_edge(
     return found[order[0]]
 
 
+# ---- split delivery ---------------------------------------------------------------------------------
+
+
+def split_load_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """Split delivery, on the sample's own instance: a plan near s+ whose visiting vehicles cannot
+    carry their customers' demand in any split, short by as little as such a plan is (a customer
+    left to one of its visitors, or one route's customers grafted onto another and its vehicle
+    kept home). A model without per-vehicle capacity accepts it, and so does one that lets a
+    vehicle deliver where it does not visit (the grounded vehicle's capacity would do)."""
+    attacker = Attacker.SPLIT_LOAD_EDGE
+    capacity = instance.vehicles[0].capacity
+    if capacity is None or len({v.capacity for v in instance.vehicles}) > 1:
+        return AttackSkipped(attacker=attacker, reason="the split rule's load is judged for one common capacity")
+    routes = used_routes(plus)
+    candidates: list[Solution] = []
+    for customer in sorted(set(plus.visited)):
+        for route in routes:
+            rest = without(plus, (customer,))
+            base = rest.route_of(route.vehicle) or route.model_copy(update={"visits": ()})
+            grown = min(_insertions(base, (customer,)), key=lambda g: route_distance(instance, g))
+            candidates.append(without_quantities(with_route(rest, grown)))
+    for target in routes:
+        for grounded in (r for r in routes if r.vehicle != target.vehicle):
+            extra = tuple(c for c in grounded.visits if c not in target.visits)
+            grafted = target.model_copy(update={"visits": (*target.visits, *extra), "deliveries": None})
+            kept = tuple(r for r in plus.routes if r.vehicle not in (target.vehicle, grounded.vehicle))
+            candidates.append(without_quantities(Solution(routes=tuple(sorted((*kept, grafted), key=lambda r: r.vehicle)))))
+
+    def excess(plan: Solution) -> float | None:
+        return split_capacity_need(instance, plan) - capacity
+
+    return closest(
+        attacker, instance, plus, shuffled(rng, candidates), excess,
+        "no plan near s+ leaves its visitors short of capacity without breaking another rule",
+    )
+
+
 # ---- distance --------------------------------------------------------------------------------------
 
 
@@ -634,6 +679,7 @@ EDGE_ATTACKERS: dict[Attacker, Callable[[Instance, Solution, np.random.Generator
     Attacker.OTHER_COMPARTMENT_EDGE: other_compartment_edge,
     Attacker.SMALLEST_VEHICLE_EDGE: smallest_vehicle_edge,
     Attacker.SMALLEST_VEHICLE_COMPARTMENT_EDGE: smallest_vehicle_compartment_edge,
+    Attacker.SPLIT_LOAD_EDGE: split_load_edge,
     Attacker.DISTANCE_EDGE: distance_edge,
     Attacker.RETURN_LEG_EDGE: return_leg_edge,
     Attacker.TIME_WINDOW_EDGE: time_window_edge,

@@ -78,6 +78,20 @@ def _capacity(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.
 
 
 def _compartment(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+    return _compartments(model, xvar, instance, None)
+
+
+def _compartment_alone(compartment: int) -> Requirement:
+    """Compartment ``compartment`` overloaded on some vehicle, every other compartment within its
+    limit (the module that states them all is dropped, so they are written back here)."""
+
+    def requirement(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+        return _compartments(model, xvar, instance, compartment)
+
+    return requirement
+
+
+def _compartments(model: gp.Model, xvar: RoutingVariable, instance: Instance, only: int | None) -> gp.Var:
     nodes = range(instance.num_nodes)
     width = len(instance.vehicles[0].compartment_capacity or ())
     total = sum(c.demand for c in instance.customers)
@@ -89,7 +103,10 @@ def _compartment(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> 
                 (instance.customer(j).compartment_demand or ())[c] * _in(xvar, j, k, nodes)
                 for j in instance.customer_nodes
             )
-            amounts.append((load, rooms[c], total + rooms[c]))
+            if only is None or c == only:
+                amounts.append((load, rooms[c], total + rooms[c]))
+            else:
+                model.addConstr(load <= rooms[c], name=f"derived_room[{k},{c}]")
     return _one_of(model, amounts)
 
 
@@ -244,13 +261,21 @@ def _unsolved_gold(
     return model
 
 
-def derived_attack(instance: Instance, family: Family, *, time_limit: float = 10.0) -> Attack | AttackSkipped:
-    """A probe on ``instance`` that breaks ``family`` alone, found by the gold model without it."""
+def derived_attack(
+    instance: Instance, family: Family, *, time_limit: float = 10.0, compartment: int | None = None
+) -> Attack | AttackSkipped:
+    """A probe on ``instance`` that breaks ``family`` alone, found by the gold model without it
+    (with ``compartment``: that compartment alone, the others within their limits)."""
     attacker = DERIVED_ATTACKERS.get(family)
     if attacker is None:
         raise ValueError(f"no derived attacker for {family.value}")
     if family is Family.CAPACITY and (instance.has(Module.PD) or instance.has(Module.SPLIT)):
         return AttackSkipped(attacker=attacker, reason="this variant's load is not linear in the arcs")
+    if compartment is not None:
+        if family is not Family.COMPARTMENT:
+            raise ValueError("a compartment is named only for the compartment family")
+        broken = f"compartment {compartment} alone"
+        return _derived(instance, attacker, _compartment_alone(compartment), time_limit, broken)
     return _derived(instance, attacker, REQUIREMENTS[family], time_limit, family.value)
 
 
@@ -378,6 +403,12 @@ def rule_violation_impossible(instance: Instance, rule: Rule, *, time_limit: flo
     if derived is None or rule not in ATTACKERS[derived].rules:
         return False
     return _requirement_infeasible(instance, rule.family, REQUIREMENTS[rule.family], time_limit)
+
+
+def compartment_violation_impossible(instance: Instance, compartment: int, *, time_limit: float = 10.0) -> bool:
+    """Whether the gold model proves that no plan keeping every other rule (the other compartments'
+    limits included) overloads compartment ``compartment``."""
+    return _requirement_infeasible(instance, Family.COMPARTMENT, _compartment_alone(compartment), time_limit)
 
 
 def _requirement_infeasible(instance: Instance, family: Family, requirement: Requirement, time_limit: float) -> bool:

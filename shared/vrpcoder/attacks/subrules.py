@@ -41,6 +41,7 @@ from vrpcoder.attacks.editing import (
     used_routes,
     with_route,
     without,
+    without_quantities,
 )
 from vrpcoder.attacks.records import Attack, AttackSkipped
 from vrpcoder.checker import route_distance
@@ -237,7 +238,10 @@ def _at_end(route: Route, given: Sequence[PickupDelivery], taken: Sequence[Picku
 
 
 def _pinned(instance: Instance, plan: Solution) -> Solution:
-    """Every closed route names its end depot, so INJ pins both of its depot arcs."""
+    """Every closed route names its end depot, so INJ pins both of its depot arcs (split delivery:
+    and the plan leaves the quantities to the model, as every split probe does)."""
+    if instance.has(Module.SPLIT):
+        plan = without_quantities(plan)
     if instance.has(Module.OPEN):
         return plan
     routes = tuple(r.model_copy(update={"end_depot": r.end}) for r in plan.routes)

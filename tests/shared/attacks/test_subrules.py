@@ -10,7 +10,7 @@ from vrpcoder.attacks.subrules import carried, running_sums
 from vrpcoder.checker import check, compartment_loads, return_time, route_load, schedule
 from vrpcoder.families import Rule
 from vrpcoder.instances import Depot, Instance, PickupDelivery, TimeWindow, Vehicle
-from vrpcoder.relaxation import capacity_usage
+from vrpcoder.relaxation import capacity_usage, split_capacity_need
 from vrpcoder.solutions import Route, Solution
 from vrpcoder.variants import ATTACKERS, Attacker
 
@@ -236,3 +236,19 @@ def test_smallest_vehicle_edge_needs_two_sizes(cvrp: Case) -> None:
     same = Case(make("HFVRP", cvrp.instance.customers, (Vehicle(capacity=10),) * 2), cvrp.plus)
     result = run_attack(Attacker.SMALLEST_VEHICLE_EDGE, same.instance, same.plus)
     assert isinstance(result, AttackSkipped) and "same capacity" in result.reason
+
+
+# ---- split delivery ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_split_load_edge_leaves_the_visitors_short_by_the_least(sdvrp: Case, seed: int) -> None:
+    """Demands 6, 6, 6, node 2 visited by both routes [1, 2] and [2, 3], under a capacity of 10:
+    any customer left to one vehicle, or one route grafted onto the other, leaves some vehicle
+    at least 12 to carry; the probe needs no more than that."""
+    fleet = (Vehicle(capacity=10),) * 2
+    free = Solution(routes=tuple(r.model_copy(update={"deliveries": None}) for r in sdvrp.plus.routes))
+    tight = Case(make("SDVRP", sdvrp.instance.customers, fleet), free)
+    probe = probe_of(tight, Attacker.SPLIT_LOAD_EDGE, seed)
+    assert all(r.deliveries is None for r in probe.routes)
+    assert 10 < split_capacity_need(tight.instance, probe) <= 12 + 1e-3
