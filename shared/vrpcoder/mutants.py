@@ -32,6 +32,7 @@ from vrpcoder.attacks.derived import (
     rule_violation_impossible,
     service_lateness_impossible,
     violation_impossible,
+    waiting_lateness_impossible,
 )
 from vrpcoder.candidate import build_candidate
 from vrpcoder.errors import VerificationFailure
@@ -922,6 +923,13 @@ _MAX_PAIRS_SEARCHED = 8
 """Beyond this many pairs the split search (3^n assignments) is not tried (not shown equivalent)."""
 
 
+def waiting_never_late(instance: Instance) -> bool:
+    """Whether no plan that is on time with service starting on arrival is late once vehicles wait
+    for windows to open: no window opens after a vehicle can first arrive, or the gold model with
+    the openings left out, asked for such a late plan, proves there is none."""
+    return no_waiting_possible(instance) or waiting_lateness_impossible(instance)
+
+
 def distance_total_implied(instance: Instance) -> bool:
     """Whether the fleet has a single vehicle (its total is its one route), or the gold model
     proves that no plan keeping every other rule drives a route past the limit."""
@@ -955,7 +963,7 @@ IMPLIED_ON_INSTANCE: dict[str, Callable[[Instance], bool]] = {
     "omit:fleet_size": routes_never_outnumber_fleet,
     "omit:one_route": routes_never_outnumber_fleet,
     "omit:depot_close": depot_never_closes_first,
-    "omit:window_open": no_waiting_possible,
+    "omit:window_open": waiting_never_late,
     "omit:compartment_load[0]": _compartment_never_full(0),
     "omit:compartment_load[1]": _compartment_never_full(1),
     "relax:capacity_largest_for_all": capacities_interchangeable,

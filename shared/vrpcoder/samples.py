@@ -18,7 +18,13 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from vrpcoder.attacks import Attack, AttackSkipped, run_attacks, run_edge_attacks
-from vrpcoder.attacks.derived import derived_attack, derived_rule_attack, derived_service_time, fewest_vehicles_plan
+from vrpcoder.attacks.derived import (
+    derived_attack,
+    derived_rule_attack,
+    derived_service_time,
+    derived_waiting,
+    fewest_vehicles_plan,
+)
 from vrpcoder.attacks.editing import label_problem
 from vrpcoder.candidate import BuiltCandidate, build_candidate
 from vrpcoder.checker import check, compartment_loads
@@ -272,7 +278,7 @@ def _derived(
     """Gold-derived probes for the families the variant encodes that no kept probe of the base
     sample breaks (issue 14.4: the fallback behind the hand-written attackers), for the rules of a
     compound family that no kept probe breaks alone (issue 28.2), and with hard windows a
-    service-time-only lateness where the edge attacker found none."""
+    service-time-only and a waiting-only lateness where the edge attackers found none."""
     covered = {f for p in kept if p.attacker is not None for f in ATTACKERS[p.attacker].reveals}
     ruled = {r for p in kept if p.attacker is not None for r in ATTACKERS[p.attacker].rules}
     probes: list[Probe] = []
@@ -293,6 +299,8 @@ def _derived(
             proposals.append(derived_attack(instance, Family.COMPARTMENT, time_limit=limit, compartment=missing[0]))
     if instance.has(Module.HTW) and not any(p.attacker is Attacker.SERVICE_TIME_EDGE for p in kept):
         proposals.append(derived_service_time(instance, time_limit=min(time_limit, DERIVED_TIME_LIMIT)))
+    if instance.has(Module.HTW) and not any(p.attacker is Attacker.WAITING_EDGE for p in kept):
+        proposals.append(derived_waiting(instance, time_limit=limit))
     for proposal in proposals:
         if isinstance(proposal, AttackSkipped):
             family = ATTACKERS[proposal.attacker].target

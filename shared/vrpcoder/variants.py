@@ -100,6 +100,7 @@ class Attacker(StrEnum):
     DERIVED_PRECEDENCE = "derived_precedence"
     DERIVED_SERVICE_TIME = "derived_service_time"
     DERIVED_BACKHAUL_START = "derived_backhaul_start"
+    DERIVED_WAITING = "derived_waiting"
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +197,7 @@ ATTACKERS: dict[Attacker, AttackerInfo] = {
     Attacker.DERIVED_PAIRING: AttackerInfo(Family.PAIRING, parametric=False),
     Attacker.DERIVED_PRECEDENCE: AttackerInfo(Family.PRECEDENCE, parametric=False),
     Attacker.DERIVED_SERVICE_TIME: AttackerInfo(Family.TIME_WINDOW, parametric=False),
+    Attacker.DERIVED_WAITING: AttackerInfo(Family.TIME_WINDOW, parametric=False),
     Attacker.DERIVED_BACKHAUL_START: AttackerInfo(
         Family.BACKHAUL, parametric=False, rules=(_R.LINEHAUL_START,), single=True
     ),
@@ -277,11 +279,13 @@ class Variant:
 
     @property
     def derived(self) -> tuple[Attacker, ...]:
-        """Gold-derived fallback attackers for the families the variant encodes (and, with hard
-        windows, the one for a lateness that only service times cause)."""
+        """Gold-derived fallback attackers for the families the variant encodes, the rules of a
+        compound family that have their own, and, with hard windows, those for a lateness that
+        only service times or only waiting cause."""
         found = [DERIVED_ATTACKERS[f] for f in self.families if f in DERIVED_ATTACKERS]
         found += [a for rule, a in DERIVED_RULE_ATTACKERS.items() if rule.family in self.families]
-        return (*found, Attacker.DERIVED_SERVICE_TIME) if self.has(Module.HTW) else tuple(found)
+        timed = (Attacker.DERIVED_SERVICE_TIME, Attacker.DERIVED_WAITING) if self.has(Module.HTW) else ()
+        return (*found, *timed)
 
     @property
     def heterogeneous(self) -> bool:

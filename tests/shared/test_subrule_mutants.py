@@ -101,6 +101,7 @@ CASES = (
     Case("PDP", (1, 0), Attacker.PAIR_EXCHANGE, Rule.SAME_VEHICLE, "relax:pairing_by_load", edit="equal_pairs",
          old_probe=Attacker.SPLIT_PD_PAIR),
     Case("VRPHTW", (1, 0), Attacker.WAITING_EDGE, Rule.WINDOW_CLOSE, "omit:window_open"),
+    Case("OVRPHTW", (2, 0), Attacker.DERIVED_WAITING, Rule.WINDOW_CLOSE, "omit:window_open"),
     Case("VRPHTW", (1, 0), Attacker.TIME_WINDOW_EDGE, Rule.WINDOW_CLOSE, "relax:time_window_no_close"),
     Case("VRPHTW", (2, 0), Attacker.DEPOT_CLOSE_EDGE, Rule.DEPOT_CLOSE, "omit:depot_close", edit="tight_depot"),
     Case("MCVRP", (1, 1), Attacker.COMPARTMENT_EDGE, Rule.COMPARTMENT_LOAD, "omit:compartment_load[1]",

@@ -236,19 +236,36 @@ REQUIREMENTS: dict[Family, Requirement] = {
 SERVICE_IN_TRAVEL = ("start[i] + SERVICE[i] + DIST[i][j] - big_m", "start[i] + DIST[i][j] - big_m")
 """The gold's travel rows, with and without the service time of the node left (the text of the
 mutation harness's ``relax:service_time_omitted``)."""
+WITHOUT_WAITING = (
+    ("start[j].LB, start[j].UB = WINDOW[j]", "start[j].UB = WINDOW[j][1]"),
+    (
+        "earliest = {j: max(WINDOW[j][0], min(WINDOW[d][0] + shortest[d][j] for d in DEPOTS)) for j in CUSTOMERS}",
+        "earliest = {j: min(WINDOW[d][0] + shortest[d][j] for d in DEPOTS) for j in CUSTOMERS}",
+    ),
+)
+"""The gold's hard-window rows with and without the windows' opening times (service may start on
+arrival; the text of the mutation harness's ``omit:window_open``)."""
 
 
 def _unsolved_gold(
-    instance: Instance, family: Family | None, time_limit: float, *, without_service: bool = False
+    instance: Instance,
+    family: Family | None,
+    time_limit: float,
+    *,
+    without_service: bool = False,
+    without_waiting: bool = False,
 ) -> gp.Model:
     # the requirements are written per vehicle: the vehicle-indexed model wherever it fits the licence
     script = render_gold(instance, time_limit=time_limit, two_index=licence_needs_two_index(instance))
     if family is not None:
         script = remove_family(script, family.value)
-    if without_service:
-        if SERVICE_IN_TRAVEL[0] not in script:
-            raise ValueError("the gold script's travel rows are not in the expected form")
-        script = strip_joint_modules(script).replace(*SERVICE_IN_TRAVEL)
+    rewrites = [*((SERVICE_IN_TRAVEL,) if without_service else ()), *(WITHOUT_WAITING if without_waiting else ())]
+    if rewrites:
+        script = strip_joint_modules(script)
+    for old, new in rewrites:
+        if old not in script:
+            raise ValueError("the gold script's time-window rows are not in the expected form")
+        script = script.replace(old, new)
     if OPTIMIZE_LINE not in script:
         raise ValueError("the gold script has no solve call to take out")
     namespace: dict[str, object] = {"__name__": "vrpcoder_derived_attack"}
@@ -327,27 +344,49 @@ def derived_service_time(instance: Instance, *, time_limit: float = 10.0) -> Att
     schedule with them, and some customer starting after its window closes under the latter."""
     from vrpcoder.attacks.boundary import without_service_times
 
-    attacker = Attacker.DERIVED_SERVICE_TIME
     if all(c.service_time <= 0 for c in instance.customers):
-        return AttackSkipped(attacker=attacker, reason="no customer has a service time")
+        return AttackSkipped(attacker=Attacker.DERIVED_SERVICE_TIME, reason="no customer has a service time")
+    return _derived_lateness(
+        instance, Attacker.DERIVED_SERVICE_TIME, without_service_times(instance), "service times", time_limit
+    )
+
+
+def derived_waiting(instance: Instance, *, time_limit: float = 10.0) -> Attack | AttackSkipped:
+    """A plan late only because a vehicle waits for a window to open: the gold model with the
+    windows' opening times left out (service may start on arrival), the exact earliest schedule
+    with them, and some customer starting after its window closes under the latter (issue 28.2:
+    the fallback of ``waiting_edge``)."""
+    from vrpcoder.attacks.boundary import no_waiting_possible, without_waiting
+
+    if no_waiting_possible(instance):
+        return AttackSkipped(attacker=Attacker.DERIVED_WAITING, reason="no window opens after a vehicle can first arrive")
+    return _derived_lateness(instance, Attacker.DERIVED_WAITING, without_waiting(instance), "waiting", time_limit)
+
+
+def _derived_lateness(
+    instance: Instance, attacker: Attacker, relaxed: Instance, cause: str, time_limit: float
+) -> Attack | AttackSkipped:
+    """A plan the gold model accepts on ``relaxed`` (the rule of ``cause`` left out) and the exact
+    earliest schedule on ``instance`` makes late."""
+    service, waiting = attacker is Attacker.DERIVED_SERVICE_TIME, attacker is Attacker.DERIVED_WAITING
     try:
-        model = _unsolved_gold(instance, None, time_limit, without_service=True)
+        model = _unsolved_gold(instance, None, time_limit, without_service=service, without_waiting=waiting)
     except (ValueError, gp.GurobiError) as exc:
-        return AttackSkipped(attacker=attacker, reason=f"gold model without service times not built: {exc}")
+        return AttackSkipped(attacker=attacker, reason=f"gold model without {cause} not built: {exc}")
     try:
         xvar = find_routing_variable(model, instance.num_nodes)
         model.setObjective(_time_window(model, xvar, instance), GRB.MINIMIZE)
         model.Params.MIPGap = 1e-4
         model.optimize()
         if model.SolCount == 0:
-            return AttackSkipped(attacker=attacker, reason=f"no plan is late only through service times (status {model.Status})")
+            return AttackSkipped(attacker=attacker, reason=f"no plan is late only through {cause} (status {model.Status})")
         solution = extract_solution(model, instance)
     except (VerificationFailure, gp.GurobiError, ValueError) as exc:
         return AttackSkipped(attacker=attacker, reason=f"derived solve failed: {exc}")
     finally:
         model.dispose()
-    if check(instance, solution).families != (Family.TIME_WINDOW,) or not check(without_service_times(instance), solution).feasible:
-        return AttackSkipped(attacker=attacker, reason="the derived plan is not late through service times alone")
+    if check(instance, solution).families != (Family.TIME_WINDOW,) or not check(relaxed, solution).feasible:
+        return AttackSkipped(attacker=attacker, reason=f"the derived plan is not late through {cause} alone")
     return Attack(attacker=attacker, family=Family.TIME_WINDOW, solution=solution, instance=instance)
 
 
@@ -431,8 +470,18 @@ def service_lateness_impossible(instance: Instance, *, time_limit: float = 10.0)
     misses a window once they are counted (then leaving them out changes nothing here)."""
     if all(c.service_time <= 0 for c in instance.customers):
         return True
+    return _lateness_impossible(instance, time_limit, without_service=True)
+
+
+def waiting_lateness_impossible(instance: Instance, *, time_limit: float = 10.0) -> bool:
+    """Whether no plan that keeps every rule with service starting on arrival misses a window once
+    vehicles wait for windows to open (then leaving the openings out changes nothing here)."""
+    return _lateness_impossible(instance, time_limit, without_waiting=True)
+
+
+def _lateness_impossible(instance: Instance, time_limit: float, **left_out: bool) -> bool:
     try:
-        model = _unsolved_gold(instance, None, time_limit, without_service=True)
+        model = _unsolved_gold(instance, None, time_limit, **left_out)
     except (ValueError, gp.GurobiError):
         return False
     try:

@@ -103,7 +103,12 @@ def test_every_attacker_has_an_implementation() -> None:
     """Plan-editing attackers are in ATTACKERS_IMPL; the gold-derived ones run through
     ``vrpcoder.attacks.derived`` with one requirement per family (and per rule of a compound
     family that has its own)."""
-    derived = {*DERIVED_ATTACKERS.values(), *DERIVED_RULE_ATTACKERS.values(), Attacker.DERIVED_SERVICE_TIME}
+    derived = {
+        *DERIVED_ATTACKERS.values(),
+        *DERIVED_RULE_ATTACKERS.values(),
+        Attacker.DERIVED_SERVICE_TIME,
+        Attacker.DERIVED_WAITING,
+    }
     assert set(ATTACKERS_IMPL) == set(Attacker) - derived
     assert {ATTACKERS[a].target for a in derived} == set(REQUIREMENTS)
     assert set(DERIVED_RULE_ATTACKERS) == set(RULE_REQUIREMENTS)
