@@ -61,6 +61,103 @@ class Family(StrEnum):
     more than the customer's demand."""
 
 
+class Rule(StrEnum):
+    """An atomic rule: one part of a constraint family (``RULE_FAMILY`` says which).
+
+    A family such as ``backhaul`` states several rules a model can keep or drop one at a time
+    (no linehaul after a backhaul; no route that starts with a backhaul). A probe meant to catch a
+    model that drops one of them must break that one alone: the checker names the rule of every
+    violation, and sample assembly keeps a sub-rule probe only where the checker names exactly its
+    rule (docs/semantics.md, "Families and their rules").
+    """
+
+    VISITED = "visited"
+    """Every customer is visited."""
+    VISITED_ONCE = "visited_once"
+    """Non-split: no customer is visited twice."""
+    DEMAND_MET = "demand_met"
+    """Split: the quantities a customer receives add up to its demand."""
+
+    WELL_FORMED = "well_formed"
+    """Vehicles, depots and visited nodes exist; no depot between customers; cycles hold customers only."""
+    OWN_DEPOT = "own_depot"
+    """A route leaves its vehicle's own depot."""
+    RETURN_DEPOT = "return_depot"
+    """A closed route ends at the depot it left (an open route ends at its last customer)."""
+    FLEET_SIZE = "fleet_size"
+    """The vehicles of a depot drive no more routes than the depot has vehicles (TSP: one tour
+    through the start city)."""
+    ONE_ROUTE = "one_route"
+    """A vehicle drives at most one route (where its depot's fleet would have room for the route)."""
+    SPLIT_VISIT_ONCE = "split_visit_once"
+    """Split: a vehicle visits a customer at most once."""
+
+    NO_CYCLE = "no_cycle"
+    """No cycle of customers that never reaches a depot."""
+
+    LOAD = "load"
+    """A route's load fits its vehicle: the total demand (VRPB: the linehaul deliveries; pickup and
+    delivery: the on-board load at every point; split: the quantities it delivers)."""
+    BACKHAUL_LOAD = "backhaul_load"
+    """VRPB: a route's backhaul pickups fit its vehicle."""
+
+    COMPARTMENT_LOAD = "compartment_load"
+    """A route's demand for each compartment fits that compartment of its vehicle."""
+
+    ROUTE_DISTANCE = "route_distance"
+    """A route's distance (open routes: without the return leg) is within the limit."""
+
+    WINDOW_CLOSE = "window_close"
+    """Service starts before the customer's window closes (earliest schedule: leave the depot when
+    it opens, wait for a window to open, serve for the service time)."""
+    DEPOT_CLOSE = "depot_close"
+    """A closed route is back at its depot before the depot closes."""
+
+    PICKUP_FIRST = "pickup_first"
+    """A pair's pickup comes before its delivery on their route."""
+
+    SAME_VEHICLE = "same_vehicle"
+    """A pair's pickup and delivery are served by one vehicle."""
+
+    LINEHAUL_FIRST = "linehaul_first"
+    """VRPB: no linehaul customer comes after a backhaul customer on a route."""
+    LINEHAUL_START = "linehaul_start"
+    """VRPB: every route starts with a linehaul customer (no route of backhauls only)."""
+
+    DELIVERY_COUPLING = "delivery_coupling"
+    """Split: a vehicle delivers only where it visits, between 0 and the customer's demand."""
+
+    @property
+    def family(self) -> Family:
+        return RULE_FAMILY[self]
+
+
+RULE_FAMILY: dict[Rule, Family] = {
+    Rule.VISITED: Family.COVERAGE,
+    Rule.VISITED_ONCE: Family.COVERAGE,
+    Rule.DEMAND_MET: Family.COVERAGE,
+    Rule.WELL_FORMED: Family.ROUTE_STRUCTURE,
+    Rule.OWN_DEPOT: Family.ROUTE_STRUCTURE,
+    Rule.RETURN_DEPOT: Family.ROUTE_STRUCTURE,
+    Rule.FLEET_SIZE: Family.ROUTE_STRUCTURE,
+    Rule.ONE_ROUTE: Family.ROUTE_STRUCTURE,
+    Rule.SPLIT_VISIT_ONCE: Family.ROUTE_STRUCTURE,
+    Rule.NO_CYCLE: Family.SUBTOUR,
+    Rule.LOAD: Family.CAPACITY,
+    Rule.BACKHAUL_LOAD: Family.CAPACITY,
+    Rule.COMPARTMENT_LOAD: Family.COMPARTMENT,
+    Rule.ROUTE_DISTANCE: Family.DISTANCE,
+    Rule.WINDOW_CLOSE: Family.TIME_WINDOW,
+    Rule.DEPOT_CLOSE: Family.TIME_WINDOW,
+    Rule.PICKUP_FIRST: Family.PRECEDENCE,
+    Rule.SAME_VEHICLE: Family.PAIRING,
+    Rule.LINEHAUL_FIRST: Family.BACKHAUL,
+    Rule.LINEHAUL_START: Family.BACKHAUL,
+    Rule.DELIVERY_COUPLING: Family.DELIVERY_COUPLING,
+}
+"""The one table of which family each rule belongs to (every rule belongs to exactly one)."""
+
+
 class Label(StrEnum):
     """What a correct model must answer about a probe."""
 
@@ -230,6 +327,8 @@ class PlanViolation(BaseModel):
     family: Family
     detail: str
     vehicle: int | None = None
+    rule: Rule | None = None
+    """The atomic rule of the family it breaks (None where the plan could not be read into routes)."""
 
 
 class OptimumCheck(BaseModel):

@@ -2,8 +2,9 @@
 
 It is the solver-free second opinion on everything downstream (gold optima, probes, regenerated
 models), so it implements docs/semantics.md directly in plain Python and must never import
-gurobipy. Each defect is attributed to exactly one family, following the "checker attribution"
-column of that page, so that a probe built to break one family is reported as breaking only it.
+gurobipy. Each defect is attributed to exactly one atomic rule (``Rule``) and through it to one
+family, following the "checker attribution" column of that page, so that a probe built to break
+one rule is reported as breaking only it.
 
 Decisions that the semantics page leaves to the checker:
 
@@ -22,6 +23,14 @@ Decisions that the semantics page leaves to the checker:
   whose quantities are all given and do not add up to its demand is ``coverage``; a route's given
   quantities above its capacity, or free visits (routes without ``deliveries``) whose demand no
   assignment can fit into the visiting vehicles' spare capacities, are ``capacity``.
+* Route structure: a vehicle with several routes breaks ``fleet_size`` where its depot's vehicles
+  drive more routes than the depot has vehicles (one route too many, whichever vehicle the plan
+  names for it), else ``one_route`` (another vehicle of the depot stays home: with identical
+  vehicles a relabelling repairs it, with distinct ones it does not).
+* A VRPB route that starts with a backhaul breaks ``linehaul_start`` (a route of backhauls only
+  breaks nothing else); a linehaul after a backhaul breaks ``linehaul_first``; a route may break
+  both. A late customer breaks ``window_close`` and a late return ``depot_close`` (one violation of
+  each per route).
 * Every numeric comparison allows the absolute tolerance ``tol``.
 """
 
@@ -32,21 +41,27 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from vrpcoder.families import Family
+from vrpcoder.families import Family, Rule
 from vrpcoder.instances import Instance, Vehicle
 from vrpcoder.solutions import Cycle, Route, Solution
 from vrpcoder.variants import Module
 
 _FAMILY_ORDER = {family: index for index, family in enumerate(Family)}
+_RULE_ORDER = {rule: index for index, rule in enumerate(Rule)}
 
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """One defect, in words a person can act on (which route or customer, by how much)."""
+    """One defect, in words a person can act on (which route or customer, by how much), named by
+    the atomic rule it breaks."""
 
-    family: Family
+    rule: Rule
     detail: str
     vehicle: int | None = None
+
+    @property
+    def family(self) -> Family:
+        return self.rule.family
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +79,11 @@ class CheckReport:
     def families(self) -> tuple[Family, ...]:
         """Distinct violated families, in the order ``Family`` declares them."""
         return tuple(sorted({v.family for v in self.violations}, key=_FAMILY_ORDER.__getitem__))
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """Distinct broken rules, in the order ``Rule`` declares them."""
+        return tuple(sorted({v.rule for v in self.violations}, key=_RULE_ORDER.__getitem__))
 
 
 # ---- building blocks (for a route whose vehicle and nodes exist) -----------------------------
@@ -255,7 +275,7 @@ def check(instance: Instance, solution: Solution, *, tol: float = 1e-6) -> Check
     used = {r.vehicle for r in routes}
     cost = sum(instance.vehicles[k].fixed_cost for k in used)
     cost += sum(travel_cost(instance, r) for r in routes)
-    ordered = sorted(violations, key=lambda v: _FAMILY_ORDER[v.family])
+    ordered = sorted(violations, key=lambda v: (_FAMILY_ORDER[v.family], _RULE_ORDER[v.rule]))
     return CheckReport(cost=cost + cycle_cost, violations=tuple(ordered))
 
 
@@ -264,8 +284,8 @@ def _cycle_visits(instance: Instance, cycles: Iterable[Cycle]) -> list[int]:
     return [v for cycle in cycles for v in cycle.visits if v in instance.customer_nodes]
 
 
-def _structure(route: Route, detail: str) -> Violation:
-    return Violation(Family.ROUTE_STRUCTURE, f"route of vehicle {route.vehicle}: {detail}", route.vehicle)
+def _structure(route: Route, detail: str, rule: Rule = Rule.WELL_FORMED) -> Violation:
+    return Violation(rule, f"route of vehicle {route.vehicle}: {detail}", route.vehicle)
 
 
 def _cycles(instance: Instance, cycles: Sequence[Cycle]) -> tuple[float, list[Violation], set[int]]:
@@ -278,7 +298,7 @@ def _cycles(instance: Instance, cycles: Sequence[Cycle]) -> tuple[float, list[Vi
         if cycle.vehicle is not None and cycle.vehicle >= len(instance.vehicles):
             out.append(
                 Violation(
-                    Family.ROUTE_STRUCTURE,
+                    Rule.WELL_FORMED,
                     f"cycle {list(cycle.visits)} names vehicle {cycle.vehicle}, which does not exist",
                     cycle.vehicle,
                 )
@@ -289,7 +309,7 @@ def _cycles(instance: Instance, cycles: Sequence[Cycle]) -> tuple[float, list[Vi
         if strays:
             out.append(
                 Violation(
-                    Family.ROUTE_STRUCTURE,
+                    Rule.WELL_FORMED,
                     f"cycle {list(cycle.visits)} contains non-customer node(s) {strays}",
                     cycle.vehicle,
                 )
@@ -299,7 +319,7 @@ def _cycles(instance: Instance, cycles: Sequence[Cycle]) -> tuple[float, list[Vi
         cost += rate * cycle_distance(instance, cycle)
         out.append(
             Violation(
-                Family.SUBTOUR,
+                Rule.NO_CYCLE,
                 f"customers {list(cycle.visits)} form a cycle that never reaches a depot",
                 cycle.vehicle,
             )
@@ -312,24 +332,26 @@ def _fleet_structure(instance: Instance, routes: Sequence[Route]) -> list[Violat
     for route in routes:
         home = instance.vehicles[route.vehicle].depot
         if route.depot != home:
-            out.append(
-                _structure(route, f"starts at depot {route.depot}, but the vehicle belongs to depot {home}")
-            )
+            detail = f"starts at depot {route.depot}, but the vehicle belongs to depot {home}"
+            out.append(_structure(route, detail, Rule.OWN_DEPOT))
         if route.end_depot is not None and route.end_depot != route.depot:
             where = "an open route ends at its last customer" if is_open(instance) else f"it starts at depot {route.depot}"
-            out.append(_structure(route, f"ends at depot {route.end_depot}, but {where}"))
+            out.append(_structure(route, f"ends at depot {route.end_depot}, but {where}", Rule.RETURN_DEPOT))
         if instance.has(Module.SPLIT):
             repeated = sorted(c for c, n in Counter(route.visits).items() if n > 1)
             if repeated:
-                out.append(_structure(route, f"visits customer(s) {repeated} more than once"))
+                out.append(_structure(route, f"visits customer(s) {repeated} more than once", Rule.SPLIT_VISIT_ONCE))
     counts = Counter(r.vehicle for r in routes)
+    fleet = Counter(v.depot for v in instance.vehicles)
+    driven: Counter[int] = Counter()
+    for vehicle, n in counts.items():
+        driven[instance.vehicles[vehicle].depot] += n
+    for depot in sorted(d for d, n in driven.items() if n > fleet[d]):
+        detail = f"the vehicles of depot {depot} drive {driven[depot]} routes, but the depot has {fleet[depot]} vehicle(s)"
+        out.append(Violation(Rule.FLEET_SIZE, detail))
     for vehicle, n in sorted(counts.items()):
-        if n > 1:
-            out.append(
-                Violation(
-                    Family.ROUTE_STRUCTURE, f"vehicle {vehicle} drives {n} routes (at most one)", vehicle
-                )
-            )
+        if n > 1 and driven[instance.vehicles[vehicle].depot] <= fleet[instance.vehicles[vehicle].depot]:
+            out.append(Violation(Rule.ONE_ROUTE, f"vehicle {vehicle} drives {n} routes (at most one)", vehicle))
     return out
 
 
@@ -340,9 +362,9 @@ def _coverage(instance: Instance, visits: Sequence[int]) -> list[Violation]:
     for customer in instance.customer_nodes:
         n = counts.get(customer, 0)
         if n == 0:
-            out.append(Violation(Family.COVERAGE, f"customer {customer} is never visited"))
+            out.append(Violation(Rule.VISITED, f"customer {customer} is never visited"))
         elif n > 1 and not split:
-            out.append(Violation(Family.COVERAGE, f"customer {customer} is visited {n} times (exactly once)"))
+            out.append(Violation(Rule.VISITED_ONCE, f"customer {customer} is visited {n} times (exactly once)"))
     return out
 
 
@@ -350,11 +372,8 @@ def _route_violations(instance: Instance, route: Route, tol: float) -> list[Viol
     vehicle = instance.vehicles[route.vehicle]
     out: list[Violation] = []
     if vehicle.capacity is not None and not instance.has(Module.SPLIT):
-        detail = _capacity_excess(instance, route, vehicle.capacity, tol)
-        if detail:
-            out.append(
-                Violation(Family.CAPACITY, f"route of vehicle {route.vehicle}: {detail}", route.vehicle)
-            )
+        for rule, detail in _capacity_excess(instance, route, vehicle.capacity, tol):
+            out.append(Violation(rule, f"route of vehicle {route.vehicle}: {detail}", route.vehicle))
     if instance.has(Module.MC):
         out.extend(_compartments(instance, route, vehicle, tol))
     limit = instance.max_route_distance
@@ -363,40 +382,34 @@ def _route_violations(instance: Instance, route: Route, tol: float) -> list[Viol
         if distance > limit + tol:
             detail = f"drives {distance:.6g}, above the limit {limit:.6g} by {distance - limit:.6g}"
             out.append(
-                Violation(Family.DISTANCE, f"route of vehicle {route.vehicle}: {detail}", route.vehicle)
+                Violation(Rule.ROUTE_DISTANCE, f"route of vehicle {route.vehicle}: {detail}", route.vehicle)
             )
     if instance.has(Module.HTW):
-        late = _late_visits(instance, route, tol)
-        if late:
-            detail = "; ".join(late)
-            out.append(
-                Violation(Family.TIME_WINDOW, f"route of vehicle {route.vehicle}: {detail}", route.vehicle)
-            )
+        out.extend(_late_visits(instance, route, tol))
     if instance.has(Module.BH):
         out.extend(_backhaul_order(instance, route))
     return out
 
 
-def _capacity_excess(instance: Instance, route: Route, capacity: float, tol: float) -> str | None:
+def _capacity_excess(instance: Instance, route: Route, capacity: float, tol: float) -> list[tuple[Rule, str]]:
     if instance.has(Module.BH):
         linehaul, backhaul = backhaul_loads(instance, route)
-        parts = [
-            f"{name} load {load:.6g} exceeds capacity {capacity:.6g}"
-            for name, load in (("linehaul", linehaul), ("backhaul", backhaul))
+        return [
+            (rule, f"{name} load {load:.6g} exceeds capacity {capacity:.6g}")
+            for rule, name, load in ((Rule.LOAD, "linehaul", linehaul), (Rule.BACKHAUL_LOAD, "backhaul", backhaul))
             if load > capacity + tol
         ]
-        return "; ".join(parts) or None
     if instance.has(Module.PD):
         loads = onboard_loads(instance, route)
         peak = max(loads, default=0.0)
         if peak > capacity + tol:
             where = route.visits[loads.index(peak)]
-            return f"on-board load reaches {peak:.6g} after node {where}, above capacity {capacity:.6g}"
-        return None
+            return [(Rule.LOAD, f"on-board load reaches {peak:.6g} after node {where}, above capacity {capacity:.6g}")]
+        return []
     load = route_load(instance, route)
     if load > capacity + tol:
-        return f"load {load:.6g} exceeds capacity {capacity:.6g} by {load - capacity:.6g}"
-    return None
+        return [(Rule.LOAD, f"load {load:.6g} exceeds capacity {capacity:.6g} by {load - capacity:.6g}")]
+    return []
 
 
 def _compartments(instance: Instance, route: Route, vehicle: Vehicle, tol: float) -> list[Violation]:
@@ -406,7 +419,7 @@ def _compartments(instance: Instance, route: Route, vehicle: Vehicle, tol: float
         if load > limit + tol:
             out.append(
                 Violation(
-                    Family.COMPARTMENT,
+                    Rule.COMPARTMENT_LOAD,
                     f"route of vehicle {route.vehicle}: compartment {index} carries {load:.6g}, "
                     f"above its capacity {limit:.6g}",
                     route.vehicle,
@@ -415,35 +428,44 @@ def _compartments(instance: Instance, route: Route, vehicle: Vehicle, tol: float
     return out
 
 
-def _late_visits(instance: Instance, route: Route, tol: float) -> list[str]:
+def _late_visits(instance: Instance, route: Route, tol: float) -> list[Violation]:
+    """One ``window_close`` violation naming the route's late customers, and one ``depot_close``
+    when it is back after its depot closes."""
     late: list[str] = []
     for visit, start in zip(route.visits, schedule(instance, route), strict=True):
         window = instance.customer(visit).window
         if window is not None and start > window.end + tol:
             late.append(f"customer {visit} starts at {start:.6g} after its window closes at {window.end:.6g}")
+    prefix = f"route of vehicle {route.vehicle}: "
+    out = [Violation(Rule.WINDOW_CLOSE, prefix + "; ".join(late), route.vehicle)] if late else []
     depot_window = instance.depots[route.end].window
     if depot_window is not None and not is_open(instance):
         back = return_time(instance, route)
         if back > depot_window.end + tol:
-            late.append(
-                f"returns to depot {route.end} at {back:.6g}, after it closes at {depot_window.end:.6g}"
-            )
-    return late
+            detail = f"returns to depot {route.end} at {back:.6g}, after it closes at {depot_window.end:.6g}"
+            out.append(Violation(Rule.DEPOT_CLOSE, prefix + detail, route.vehicle))
+    return out
 
 
 def _backhaul_order(instance: Instance, route: Route) -> list[Violation]:
-    """Linehauls before backhauls, and no route of backhauls only (docs/semantics.md)."""
-    if route.visits and all(instance.customer(v).backhaul for v in route.visits):
-        detail = f"serves only backhaul customers ({route.visits[0]} first); every route serves a linehaul customer"
-        return [Violation(Family.BACKHAUL, f"route of vehicle {route.vehicle}: {detail}", route.vehicle)]
+    """Every route starts with a linehaul customer (so no route serves backhauls only), and no
+    linehaul comes after a backhaul (docs/semantics.md): two rules, judged apart."""
+    out: list[Violation] = []
+    prefix = f"route of vehicle {route.vehicle}: "
+    if route.visits and instance.customer(route.visits[0]).backhaul:
+        only = all(instance.customer(v).backhaul for v in route.visits)
+        what = "serves only backhaul customers" if only else "starts with a backhaul customer"
+        detail = f"{what} ({route.visits[0]} first); every route starts with a linehaul customer"
+        out.append(Violation(Rule.LINEHAUL_START, prefix + detail, route.vehicle))
     seen_backhaul: int | None = None
     for visit in route.visits:
         if instance.customer(visit).backhaul:
             seen_backhaul = visit if seen_backhaul is None else seen_backhaul
         elif seen_backhaul is not None:
             detail = f"linehaul customer {visit} is served after backhaul customer {seen_backhaul}"
-            return [Violation(Family.BACKHAUL, f"route of vehicle {route.vehicle}: {detail}", route.vehicle)]
-    return []
+            out.append(Violation(Rule.LINEHAUL_FIRST, prefix + detail, route.vehicle))
+            break
+    return out
 
 
 def _pairs(
@@ -467,13 +489,13 @@ def _pairs(
             detail = (
                 f"pickup {pair.pickup} rides with vehicle {vp} but delivery {pair.delivery} with vehicle {vd}"
             )
-            out.append(Violation(Family.PAIRING, detail))
+            out.append(Violation(Rule.SAME_VEHICLE, detail))
         elif pos_p > pos_d:
             vehicle = routes[route_p].vehicle
             detail = (
                 f"route of vehicle {vehicle}: delivery {pair.delivery} comes before its pickup {pair.pickup}"
             )
-            out.append(Violation(Family.PRECEDENCE, detail, vehicle))
+            out.append(Violation(Rule.PICKUP_FIRST, detail, vehicle))
     return out
 
 
@@ -499,13 +521,13 @@ def _split_quantities(
                 bad.add(customer)
                 detail = f"route of vehicle {route.vehicle}: delivers {amount:.6g} to customer {customer}"
                 out.append(
-                    Violation(Family.DELIVERY_COUPLING, f"{detail}, outside [0, {demand:.6g}]", route.vehicle)
+                    Violation(Rule.DELIVERY_COUPLING, f"{detail}, outside [0, {demand:.6g}]", route.vehicle)
                 )
             given[customer] = given.get(customer, 0.0) + amount
         load = sum(route.deliveries)
         if capacity is not None and load > capacity + tol:
             detail = f"route of vehicle {route.vehicle}: delivers {load:.6g}, above capacity {capacity:.6g}"
-            out.append(Violation(Family.CAPACITY, detail, route.vehicle))
+            out.append(Violation(Rule.LOAD, detail, route.vehicle))
         spare.append(0.0)
 
     remaining: dict[int, float] = {}
@@ -517,7 +539,7 @@ def _split_quantities(
             delivered = given.get(customer, 0.0)
             demand = instance.customer(customer).demand
             out.append(
-                Violation(Family.COVERAGE, f"customer {customer} receives {delivered:.6g} of {demand:.6g}")
+                Violation(Rule.DEMAND_MET, f"customer {customer} receives {delivered:.6g} of {demand:.6g}")
             )
         elif rest > tol:
             remaining[customer] = rest
@@ -530,7 +552,7 @@ def _split_quantities(
             f"no split of the open demand fits the capacities of the visiting vehicles: vehicle(s) {stuck} "
             f"would need {shortfall:.6g} more"
         )
-        out.append(Violation(Family.CAPACITY, detail, stuck[0] if len(stuck) == 1 else None))
+        out.append(Violation(Rule.LOAD, detail, stuck[0] if len(stuck) == 1 else None))
     return out
 
 

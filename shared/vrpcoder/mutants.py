@@ -24,11 +24,19 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
+from vrpcoder.attacks.boundary import depot_never_closes_first, no_waiting_possible
 from vrpcoder.attacks.cycles import cycles_impossible
-from vrpcoder.attacks.derived import fewest_vehicles_plan, service_lateness_impossible, violation_impossible
+from vrpcoder.attacks.derived import (
+    compartment_violation_impossible,
+    fewest_vehicles_plan,
+    rule_violation_impossible,
+    service_lateness_impossible,
+    violation_impossible,
+    waiting_lateness_impossible,
+)
 from vrpcoder.candidate import build_candidate
 from vrpcoder.errors import VerificationFailure
-from vrpcoder.families import Family
+from vrpcoder.families import Family, Rule
 from vrpcoder.gold import JOINT_MODULES, extract_solution, is_two_index, module_names, remove_module
 from vrpcoder.gold.markers import close_marker, open_marker
 from vrpcoder.gold.render import choose_features
@@ -414,6 +422,292 @@ SPURIOUS: tuple[MutationRule, ...] = (
 )
 
 
+# ---- one rule of a compound family (issue 28.2) ------------------------------------------------
+
+
+def _vehicle_indexed(transform: Transform) -> Transform:
+    """``transform`` on vehicle-indexed gold scripts only (None on two-index ones)."""
+
+    def apply(script: str, sample: Sample) -> str | None:
+        return None if is_two_index(script) else transform(script, sample)
+
+    return apply
+
+
+def _chain(*transforms: Transform) -> Transform:
+    """Every one of ``transforms`` in turn (None when any does not apply)."""
+
+    def apply(script: str, sample: Sample) -> str | None:
+        for transform in transforms:
+            mutated = transform(script, sample)
+            if mutated is None:
+                return None
+            script = mutated
+        return script
+
+    return apply
+
+
+def _drop_module(name: str) -> Transform:
+    def apply(script: str, _sample: Sample) -> str | None:
+        return remove_module(script, name) if name in module_names(script) else None
+
+    return apply
+
+
+_ORDER_BAN = (
+    """    for i in BACKHAUL:
+        for j in LINEHAUL:
+            for k in range(K):
+                x[i, j, k].UB = 0.0
+""",
+    """    for i in BACKHAUL:
+        for j in LINEHAUL:
+            x[i, j].UB = 0.0
+""",
+)
+"""The backhaul module's ban of backhaul -> linehaul arcs (vehicle-indexed, two-index)."""
+_START_BAN = (
+    """    for d in DEPOTS:
+        for j in BACKHAUL:
+            for k in range(K):
+                x[d, j, k].UB = 0.0
+""",
+    """    for d in DEPOTS:
+        for j in BACKHAUL:
+            x[d, j].UB = 0.0
+""",
+)
+"""The backhaul module's ban of depot -> backhaul arcs."""
+
+
+def _deleted(name: str, texts: Sequence[str]) -> Transform:
+    """The first of ``texts`` found in module ``name``, deleted (one per gold formulation)."""
+    return _either(*(_rewrite_in_module(name, (text, "")) for text in texts))
+
+
+_FLEET_BOUND = 'm.addConstr(x.sum(d, "*") <= FLEET[d], name=f"fleet[{d}]")'
+"""The two-index route structure's bound on a depot's routes."""
+_ONE_DEPARTURE = 'm.addConstr(used[k] <= 1, name=f"one_route[{k}]")'
+"""The vehicle-indexed route structure's bound on a vehicle's departures."""
+_LOAD_START = 'm.addConstr(carried[j] >= change[j] - (change[j] - lowest) * (1 - from_depot), name=f"load_start[{j}]")'
+_LOAD_STEP = 'm.addConstr(carried[j] >= carried[i] + change[j] - big_m * (1 - arc[i, j]), name=f"load[{i},{j}]")'
+_LOAD_EXACT = _rewrite_in_module(
+    "capacity",
+    ("lowest = -sum(qty for _, _, qty in PAIRS)", "lowest = 0.0"),
+    (
+        _LOAD_START,
+        _LOAD_START
+        + '; m.addConstr(carried[j] <= change[j] + (top - change[j]) * (1 - from_depot), name=f"load_start_at_most[{j}]")',
+    ),
+    (
+        _LOAD_STEP,
+        _LOAD_STEP
+        + "; m.addConstr(carried[j] <= carried[i] + change[j] + (2 * top + abs(change[j])) * (1 - arc[i, j]),"
+        + ' name=f"load_at_most[{i},{j}]")',
+    ),
+)
+"""The pickup-and-delivery load made exact and kept within [0, Q]: a model that tracks what is on
+board at each customer (the gold bounds it from below only and lets it go negative, leaving the
+order of a pair to the precedence module)."""
+
+
+def _compartment_dropped(compartment: int) -> MutationRule:
+    return MutationRule(
+        f"omit:compartment_load[{compartment}]",
+        Family.COMPARTMENT,
+        MutantKind.OMIT,
+        f"the limit of compartment {compartment} left out (the other compartments keep theirs)",
+        _without_cuts(
+            _rewrite_in_module(
+                "compartment",
+                (
+                    'm.addConstr(load <= room, name=f"compartment[{k},{c}]")',
+                    f'm.addConstr(load <= room, name=f"compartment[{{k}},{{c}}]") if c != {compartment} else None',
+                ),
+            )
+        ),
+        frozenset({Module.MC}),
+    )
+
+
+SUBRULES: tuple[MutationRule, ...] = (
+    MutationRule(
+        "omit:linehaul_first",
+        Family.BACKHAUL,
+        MutantKind.OMIT,
+        "a linehaul may follow a backhaul (routes still start with a linehaul)",
+        _without_cuts(_deleted("backhaul", _ORDER_BAN)),
+    ),
+    MutationRule(
+        "omit:linehaul_start",
+        Family.BACKHAUL,
+        MutantKind.OMIT,
+        "a route may start with a backhaul, so routes of backhauls only are allowed (linehauls still come first)",
+        _without_cuts(_deleted("backhaul", _START_BAN)),
+    ),
+    MutationRule(
+        "omit:fleet_size",
+        Family.ROUTE_STRUCTURE,
+        MutantKind.OMIT,
+        "a depot may send out more routes than it has vehicles",
+        _without_cuts(_two_index(_rewrite_in_module("route_structure", (_FLEET_BOUND, "pass")))),
+    ),
+    MutationRule(
+        "omit:one_route",
+        Family.ROUTE_STRUCTURE,
+        MutantKind.OMIT,
+        "a vehicle may leave its depot more than once (TSP: several tours through the start city)",
+        _without_cuts(_vehicle_indexed(_rewrite_in_module("route_structure", (_ONE_DEPARTURE, "pass")))),
+    ),
+    MutationRule(
+        "relax:route_start_any_depot",
+        Family.ROUTE_STRUCTURE,
+        MutantKind.RELAX,
+        "a vehicle may start its route at any depot (and return there): the depots' fleets are pooled",
+        _without_cuts(
+            _either(
+                _chain(
+                    _rewrite_in_module(
+                        "route_structure",
+                        ("foreign = any(node in DEPOTS and node != VEHICLE_DEPOT[k] for node in (i, j))", "foreign = False"),
+                        (
+                            _ONE_DEPARTURE,
+                            'm.addConstr(gp.quicksum(x.sum(d, "*", k) for d in DEPOTS) <= 1, name=f"one_route[{k}]")',
+                        ),
+                        ("for i in [VEHICLE_DEPOT[k], *CUSTOMERS]:", "for i in [*DEPOTS, *CUSTOMERS]:"),
+                    ),
+                    # a vehicle pays its fixed cost whichever depot it leaves
+                    _rewrite_in_module(
+                        "variables",
+                        (
+                            'used = {k: x.sum(VEHICLE_DEPOT[k], "*", k) for k in range(K)}',
+                            'used = {k: gp.quicksum(x.sum(d, "*", k) for d in DEPOTS) for k in range(K)}',
+                        ),
+                    ),
+                ),
+                _two_index(
+                    _rewrite_in_module(
+                        "route_structure",
+                        (
+                            _FLEET_BOUND,
+                            'm.addConstr(gp.quicksum(x.sum(e, "*") for e in DEPOTS) <= K, name=f"fleet[{d}]")',
+                        ),
+                    )
+                ),
+            )
+        ),
+        frozenset({Module.MD}),
+    ),
+    MutationRule(
+        "omit:depot_close",
+        Family.TIME_WINDOW,
+        MutantKind.OMIT,
+        "routes may return after the depot closes (customers' windows kept)",
+        _without_cuts(
+            _rewrite_in_module(
+                "time_window",
+                # the return rows are never added (the rest of the loop body is left unreached)
+                ("back = WINDOW[i][1] + SERVICE[i] + DIST[i][d]", "continue"),
+            )
+        ),
+        frozenset({Module.HTW}),
+    ),
+    MutationRule(
+        "omit:window_open",
+        Family.TIME_WINDOW,
+        MutantKind.OMIT,
+        "service may start before the window opens (no waiting)",
+        _without_cuts(
+            _rewrite_in_module(
+                "time_window",
+                ("start[j].LB, start[j].UB = WINDOW[j]", "start[j].UB = WINDOW[j][1]"),
+                (
+                    "earliest = {j: max(WINDOW[j][0], min(WINDOW[d][0] + shortest[d][j] for d in DEPOTS)) for j in CUSTOMERS}",
+                    "earliest = {j: min(WINDOW[d][0] + shortest[d][j] for d in DEPOTS) for j in CUSTOMERS}",
+                ),
+            )
+        ),
+        frozenset({Module.HTW}),
+    ),
+    _compartment_dropped(0),
+    _compartment_dropped(1),
+    MutationRule(
+        "relax:capacity_largest_for_all",
+        Family.CAPACITY,
+        MutantKind.RELAX,
+        "every vehicle gets the largest vehicle's capacity",
+        _without_cuts(
+            _rewrite_in_module(
+                "capacity",
+                (
+                    'm.addConstr(load <= CAPACITY[k], name=f"capacity[{k}]")',
+                    'm.addConstr(load <= max(CAPACITY), name=f"capacity[{k}]")',
+                ),
+            )
+        ),
+        frozenset({Module.HF}),
+    ),
+    MutationRule(
+        "relax:compartment_largest_for_all",
+        Family.COMPARTMENT,
+        MutantKind.RELAX,
+        "every vehicle's compartment gets the largest vehicle's capacity for it",
+        _without_cuts(
+            _rewrite_in_module(
+                "compartment",
+                (
+                    'm.addConstr(load <= room, name=f"compartment[{k},{c}]")',
+                    'm.addConstr(load <= max(rooms[c] for rooms in COMPARTMENT_CAPACITY), name=f"compartment[{k},{c}]")',
+                ),
+            )
+        ),
+        frozenset({Module.HF, Module.MC}),
+    ),
+    MutationRule(
+        "relax:distance_fleet_total",
+        Family.DISTANCE,
+        MutantKind.RELAX,
+        "the fleet's total distance is limited (by the limit times the fleet size) instead of each route's",
+        _without_cuts(
+            _replace_module(
+                "distance",
+                'm.addConstr(length <= MAX_ROUTE_DISTANCE, name=f"max_distance[{k}]")',
+                [
+                    "# The fleet drives at most MAX_ROUTE_DISTANCE per vehicle, in total.",
+                    "length = gp.quicksum(",
+                    "    LEG[i][j] * x[i, j, k] for i in range(N) for j in range(N) for k in range(K) if LEG[i][j] > 0",
+                    ")",
+                    'm.addConstr(length <= K * MAX_ROUTE_DISTANCE, name="max_distance")',
+                ],
+            )
+        ),
+    ),
+    MutationRule(
+        "relax:precedence_by_load",
+        Family.PRECEDENCE,
+        MutantKind.RELAX,
+        "no precedence rule; the on-board load is tracked exactly and kept within [0, Q] instead",
+        _without_cuts(_chain(_drop_module(Family.PRECEDENCE.value), _LOAD_EXACT)),
+    ),
+    MutationRule(
+        "relax:pairing_by_load",
+        Family.PAIRING,
+        MutantKind.RELAX,
+        "no pairing rule; the on-board load is tracked exactly and kept within [0, Q] instead",
+        _without_cuts(_chain(_drop_module(Family.PAIRING.value), _LOAD_EXACT)),
+    ),
+)
+"""Rules that take out (or replace) one rule of a compound family and keep its others; each is
+caught by the probe that breaks that rule alone (``AttackerInfo.rules``)."""
+
+ONE_FORMULATION: dict[str, bool] = {"omit:fleet_size": True, "omit:one_route": False}
+"""Rules of a part of route structure that only one gold formulation states (value: whether it is
+the two-index one). The two-index model bounds each depot's routes by its fleet and has no vehicle
+to give a second route; the vehicle-indexed one has no fleet bound but the vehicle index itself,
+and bounds each vehicle's departures. Both mutants are caught by the ``extra_route`` probe."""
+
+
 def mutation_rules(variant: str, kinds: Sequence[MutantKind] = tuple(MutantKind)) -> list[MutationRule]:
     spec = get_variant(variant)
     rules: list[MutationRule] = []
@@ -423,6 +717,7 @@ def mutation_rules(variant: str, kinds: Sequence[MutantKind] = tuple(MutantKind)
         rules += [r for r in RELAXATIONS if r.family in spec.families and r.requires <= spec.modules]
     if MutantKind.SPURIOUS in kinds:
         rules += [r for r in SPURIOUS if r.requires <= spec.modules]
+    rules += [r for r in SUBRULES if r.kind in kinds and r.family in spec.families and r.requires <= spec.modules]
     return rules
 
 
@@ -556,6 +851,98 @@ def no_cycle_possible(instance: Instance) -> bool:
     return loads_forbid_cycles(instance) or cycles_impossible(instance)
 
 
+def _rule_never_broken(rule: Rule) -> Callable[[Instance], bool]:
+    def implied(instance: Instance) -> bool:
+        return rule_violation_impossible(instance, rule)
+
+    implied.__doc__ = (
+        f"Whether the gold model without its {rule.family.value} module, asked for a plan that breaks "
+        f"its {rule.value} rule alone and keeps every other rule, proves there is none."
+    )
+    return implied
+
+
+def _compartment_never_full(compartment: int) -> Callable[[Instance], bool]:
+    def implied(instance: Instance) -> bool:
+        total = sum((c.compartment_demand or ())[compartment] for c in instance.customers)
+        if all((v.compartment_capacity or ())[compartment] + _LOAD_TOLERANCE >= total for v in instance.vehicles):
+            return True
+        return compartment_violation_impossible(instance, compartment)
+
+    implied.__doc__ = (
+        f"Whether every vehicle's compartment {compartment} holds the whole demand for it, or the gold "
+        f"model proves that no plan keeping every other rule overloads compartment {compartment}."
+    )
+    return implied
+
+
+def capacities_interchangeable(instance: Instance) -> bool:
+    """Whether giving every vehicle the largest capacity changes nothing: the vehicles share one
+    capacity, or the whole demand fits the smallest one, or (compartments) every vehicle's
+    capacity covers its compartments, which already bound every load."""
+    capacities = {v.capacity for v in instance.vehicles}
+    if len(capacities) < 2 or no_overload_possible(instance):
+        return True
+    return instance.has(Module.MC) and all(
+        (v.capacity or 0.0) + _LOAD_TOLERANCE >= sum(v.compartment_capacity or ()) for v in instance.vehicles
+    )
+
+
+def compartments_interchangeable(instance: Instance) -> bool:
+    """Whether giving every vehicle the largest vehicle's compartment capacities changes nothing:
+    they are the same for every vehicle, or the whole demand for each compartment fits the smallest."""
+    width = len(instance.vehicles[0].compartment_capacity or ())
+    for c in range(width):
+        rooms = [(v.compartment_capacity or ())[c] for v in instance.vehicles]
+        total = sum((cust.compartment_demand or ())[c] for cust in instance.customers)
+        if len(set(rooms)) > 1 and total > min(rooms) + _LOAD_TOLERANCE:
+            return False
+    return True
+
+
+def no_balanced_pair_split(instance: Instance) -> bool:
+    """Whether no two disjoint sets of pairs carry the same total quantity: a route whose running
+    on-board sum never goes below zero, with the pairs of every route adding up to zero in the end,
+    cannot then hold half of a pair (its pickups without their deliveries would have to balance
+    deliveries without their pickups), so a load model without pairing accepts no split pair."""
+    quantities = [p.quantity for p in instance.pairs]
+    if len(quantities) > _MAX_PAIRS_SEARCHED:
+        return False
+    for mask in range(1, 3 ** len(quantities)):
+        difference, digits, sides = 0.0, mask, 0
+        for q in quantities:
+            digits, side = divmod(digits, 3)
+            difference += q if side == 1 else -q if side == 2 else 0.0
+            sides |= side
+        if sides == 3 and abs(difference) <= _LOAD_TOLERANCE:
+            return False
+    return True
+
+
+_MAX_PAIRS_SEARCHED = 8
+"""Beyond this many pairs the split search (3^n assignments) is not tried (not shown equivalent)."""
+
+
+def waiting_never_late(instance: Instance) -> bool:
+    """Whether no plan that is on time with service starting on arrival is late once vehicles wait
+    for windows to open: no window opens after a vehicle can first arrive, or the gold model with
+    the openings left out, asked for such a late plan, proves there is none."""
+    return no_waiting_possible(instance) or waiting_lateness_impossible(instance)
+
+
+def distance_total_implied(instance: Instance) -> bool:
+    """Whether the fleet has a single vehicle (its total is its one route), or the gold model
+    proves that no plan keeping every other rule drives a route past the limit."""
+    return len(instance.vehicles) == 1 or violation_impossible(instance, Family.DISTANCE)
+
+
+def routes_never_outnumber_fleet(instance: Instance) -> bool:
+    """Whether the customers cannot form more routes than the fleet has vehicles (one route needs
+    a customer, or a pickup-delivery pair)."""
+    units = len(instance.pairs) if instance.has(Module.PD) else len(instance.customers)
+    return units <= len(instance.vehicles) and instance.num_depots == 1
+
+
 IMPLIED_ON_INSTANCE: dict[str, Callable[[Instance], bool]] = {
     "omit:subtour": no_cycle_possible,
     "spurious:every_vehicle_used": fleet_always_full,
@@ -571,6 +958,18 @@ IMPLIED_ON_INSTANCE: dict[str, Callable[[Instance], bool]] = {
     "omit:distance": _never_broken(Family.DISTANCE),
     "omit:compartment": _never_broken(Family.COMPARTMENT),
     "omit:backhaul": _never_broken(Family.BACKHAUL),
+    "omit:linehaul_first": _rule_never_broken(Rule.LINEHAUL_FIRST),
+    "omit:linehaul_start": _rule_never_broken(Rule.LINEHAUL_START),
+    "omit:fleet_size": routes_never_outnumber_fleet,
+    "omit:one_route": routes_never_outnumber_fleet,
+    "omit:depot_close": depot_never_closes_first,
+    "omit:window_open": waiting_never_late,
+    "omit:compartment_load[0]": _compartment_never_full(0),
+    "omit:compartment_load[1]": _compartment_never_full(1),
+    "relax:capacity_largest_for_all": capacities_interchangeable,
+    "relax:compartment_largest_for_all": compartments_interchangeable,
+    "relax:distance_fleet_total": distance_total_implied,
+    "relax:pairing_by_load": no_balanced_pair_split,
 }
 """Spurious rules with a test that they cut off no feasible plan of a given instance, and relaxed
 rules with a test that what they drop never binds on it. On such an instance the mutant has the

@@ -35,7 +35,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from vrpcoder_client.verdicts import Family, OptimumCheck, PlanRoute, PlanViolation
+from vrpcoder_client.verdicts import Family, OptimumCheck, PlanRoute, PlanViolation, Rule
 
 from vrpcoder.checker import check
 from vrpcoder.instances import Instance
@@ -236,11 +236,13 @@ def judge_plan(
     )
     report = check(instance, solution)
     violations = [
-        PlanViolation(family=v.family, detail=_with_route(v.detail, v.vehicle, routes, instance), vehicle=v.vehicle)
+        PlanViolation(
+            family=v.family, detail=_with_route(v.detail, v.vehicle, routes, instance), vehicle=v.vehicle, rule=v.rule
+        )
         for v in report.violations
     ]
     violations += [
-        PlanViolation(family=Family.SUBTOUR, detail=f"customer {c[0]} is driven back to itself", vehicle=None)
+        PlanViolation(family=Family.SUBTOUR, detail=f"customer {c[0]} is driven back to itself", rule=Rule.NO_CYCLE)
         for c in cycles
         if len(c) < 2
     ]

@@ -18,9 +18,16 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from vrpcoder.attacks import Attack, AttackSkipped, run_attacks, run_edge_attacks
-from vrpcoder.attacks.derived import derived_attack, derived_service_time, fewest_vehicles_plan
+from vrpcoder.attacks.derived import (
+    derived_attack,
+    derived_rule_attack,
+    derived_service_time,
+    derived_waiting,
+    fewest_vehicles_plan,
+)
+from vrpcoder.attacks.editing import label_problem
 from vrpcoder.candidate import BuiltCandidate, build_candidate
-from vrpcoder.checker import check
+from vrpcoder.checker import check, compartment_loads
 from vrpcoder.errors import VerificationFailure
 from vrpcoder.families import Family
 from vrpcoder.feasible import diverse_feasible, feasible_probe
@@ -31,7 +38,7 @@ from vrpcoder.probes import Label, Probe
 from vrpcoder.relaxation import relax
 from vrpcoder.sampling import sample_instance
 from vrpcoder.solutions import Solution
-from vrpcoder.variants import ATTACKERS, DERIVED_ATTACKERS, Attacker, Module
+from vrpcoder.variants import ATTACKERS, DERIVED_ATTACKERS, DERIVED_RULE_ATTACKERS, Attacker, Module
 
 BASE_KIND = "base"
 
@@ -145,11 +152,14 @@ def _judge(gold: _GoldModel, instance: Instance, probe: Probe, time_limit: float
     report = check(instance, probe.solution)
     checker_label = Label.FEASIBLE if report.feasible else Label.INFEASIBLE
     expected = () if probe.family is None else (probe.family,)
-    if gold_label is not probe.label or checker_label is not probe.label or report.families != expected:
+    # a sub-rule probe must break exactly its one rule (issue 28.2), not just its family
+    part = None if probe.attacker is None or report.families != expected else label_problem(report, probe.attacker)
+    if gold_label is not probe.label or checker_label is not probe.label or report.families != expected or part:
         why = (
             f"intended {probe.label.value}; gold INJ says {gold_label.value}; "
             f"checker says {checker_label.value} {[f.value for f in report.families]}"
         )
+        why += f"; the probe {part}" if part else ""
         return ProbeRecord(probe.attacker, probe.family, ProbeOutcome.DISAGREEMENT, why)
     return None
 
@@ -266,17 +276,31 @@ def _derived(
     gold: _GoldModel, instance: Instance, kept: list[Probe], time_limit: float, report: BuildReport
 ) -> list[Probe]:
     """Gold-derived probes for the families the variant encodes that no kept probe of the base
-    sample breaks (issue 14.4: the fallback behind the hand-written attackers), and with hard
-    windows a service-time-only lateness where the edge attacker found none."""
+    sample breaks (issue 14.4: the fallback behind the hand-written attackers), for the rules of a
+    compound family that no kept probe breaks alone (issue 28.2), and with hard windows a
+    service-time-only and a waiting-only lateness where the edge attackers found none."""
     covered = {f for p in kept if p.attacker is not None for f in ATTACKERS[p.attacker].reveals}
+    ruled = {r for p in kept if p.attacker is not None for r in ATTACKERS[p.attacker].rules}
     probes: list[Probe] = []
     proposals: list[Attack | AttackSkipped] = []
+    limit = min(time_limit, DERIVED_TIME_LIMIT)
     for family in instance.spec.families:
-        if family in covered or family not in DERIVED_ATTACKERS:
+        attacker = DERIVED_ATTACKERS.get(family)
+        if attacker is None or family in covered and not set(ATTACKERS[attacker].rules) - ruled:
             continue
-        proposals.append(derived_attack(instance, family, time_limit=min(time_limit, DERIVED_TIME_LIMIT)))
+        proposals.append(derived_attack(instance, family, time_limit=limit))
+    for rule, attacker in DERIVED_RULE_ATTACKERS.items():
+        if rule.family in instance.spec.families and rule not in ruled:
+            proposals.append(derived_rule_attack(instance, rule, time_limit=limit))
+    if Family.COMPARTMENT in covered:
+        # one compartment probed by hand, another not (issue 28.2: a probe per compartment)
+        missing = sorted(set(range(_width(instance))) - _overloaded_compartments(instance, kept))
+        if missing:
+            proposals.append(derived_attack(instance, Family.COMPARTMENT, time_limit=limit, compartment=missing[0]))
     if instance.has(Module.HTW) and not any(p.attacker is Attacker.SERVICE_TIME_EDGE for p in kept):
         proposals.append(derived_service_time(instance, time_limit=min(time_limit, DERIVED_TIME_LIMIT)))
+    if instance.has(Module.HTW) and not any(p.attacker is Attacker.WAITING_EDGE for p in kept):
+        proposals.append(derived_waiting(instance, time_limit=limit))
     for proposal in proposals:
         if isinstance(proposal, AttackSkipped):
             family = ATTACKERS[proposal.attacker].target
@@ -284,6 +308,21 @@ def _derived(
         else:
             probes.append(_violating(proposal))
     return _keep(gold, instance, probes, time_limit, report)
+
+
+def _width(instance: Instance) -> int:
+    return len(instance.vehicles[0].compartment_capacity or ())
+
+
+def _overloaded_compartments(instance: Instance, probes: Iterable[Probe]) -> set[int]:
+    """Compartments that some kept compartment probe overloads."""
+    found: set[int] = set()
+    for probe in (p for p in probes if p.family is Family.COMPARTMENT):
+        for route in (r for r in probe.solution.routes if r.visits):
+            rooms = instance.vehicles[route.vehicle].compartment_capacity or ()
+            loads = compartment_loads(instance, route)
+            found |= {c for c, (load, room) in enumerate(zip(loads, rooms, strict=True)) if load > room + 1e-6}
+    return found
 
 
 def _attacked_sample(attack: Attack, plus: Probe, time_limit: float, report: BuildReport, base_name: str) -> None:

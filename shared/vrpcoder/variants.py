@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from vrpcoder.families import Family
+from vrpcoder.families import Family, Rule
 
 
 class Module(StrEnum):
@@ -78,6 +78,18 @@ class Attacker(StrEnum):
     TIME_WINDOW_EDGE = "time_window_edge"
     SERVICE_TIME_EDGE = "service_time_edge"
     OTHER_DEPOT_RETURN = "other_depot_return"
+    # One part of a compound family alone, on the sample's own instance (issue 28.2):
+    BACKHAUL_START = "backhaul_start"
+    PRECEDENCE_CARRIED = "precedence_carried"
+    PAIR_EXCHANGE = "pair_exchange"
+    EXTRA_ROUTE = "extra_route"
+    FOREIGN_DEPOT_START = "foreign_depot_start"
+    DEPOT_CLOSE_EDGE = "depot_close_edge"
+    WAITING_EDGE = "waiting_edge"
+    OTHER_COMPARTMENT_EDGE = "other_compartment_edge"
+    SMALLEST_VEHICLE_EDGE = "smallest_vehicle_edge"
+    SMALLEST_VEHICLE_COMPARTMENT_EDGE = "smallest_vehicle_compartment_edge"
+    SPLIT_LOAD_EDGE = "split_load_edge"
     # Derived from the gold model with the family's module dropped and its violation required:
     DERIVED_CAPACITY = "derived_capacity"
     DERIVED_COMPARTMENT = "derived_compartment"
@@ -87,6 +99,8 @@ class Attacker(StrEnum):
     DERIVED_PAIRING = "derived_pairing"
     DERIVED_PRECEDENCE = "derived_precedence"
     DERIVED_SERVICE_TIME = "derived_service_time"
+    DERIVED_BACKHAUL_START = "derived_backhaul_start"
+    DERIVED_WAITING = "derived_waiting"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,23 +112,37 @@ class AttackerInfo:
     although no route-level solution can violate them on its own (phantom delivery: a route plan
     cannot express a delivery without a visit, yet a model that drops visit/delivery coupling
     accepts the probe).
+
+    ``rules`` makes it a sub-rule probe (issue 28.2): the checker must name exactly one rule, one
+    of these (a model that keeps every other part of the family then accepts the probe); empty,
+    only the family is required. ``single``: and exactly one violation (one route, one pair).
     """
 
     target: Family
     parametric: bool
     exposes: tuple[Family, ...] = ()
+    rules: tuple[Rule, ...] = ()
+    single: bool = False
+
+    def __post_init__(self) -> None:
+        strays = [r.value for r in self.rules if r.family is not self.target]
+        if strays:
+            raise ValueError(f"rules {strays} are not parts of {self.target.value}")
 
     @property
     def reveals(self) -> tuple[Family, ...]:
         return (self.target, *self.exposes)
 
 
+_R = Rule
+_LATE = (_R.WINDOW_CLOSE, _R.DEPOT_CLOSE)
+
 ATTACKERS: dict[Attacker, AttackerInfo] = {
     Attacker.REMOVE_CUSTOMER: AttackerInfo(Family.COVERAGE, parametric=False),
     Attacker.SUBTOUR_CYCLE: AttackerInfo(Family.SUBTOUR, parametric=False),
-    Attacker.BACKHAUL_ORDER: AttackerInfo(Family.BACKHAUL, parametric=False),
-    Attacker.PRECEDENCE: AttackerInfo(Family.PRECEDENCE, parametric=False),
-    Attacker.SPLIT_PD_PAIR: AttackerInfo(Family.PAIRING, parametric=False),
+    Attacker.BACKHAUL_ORDER: AttackerInfo(Family.BACKHAUL, parametric=False, rules=(_R.LINEHAUL_FIRST,), single=True),
+    Attacker.PRECEDENCE: AttackerInfo(Family.PRECEDENCE, parametric=False, rules=(_R.PICKUP_FIRST,), single=True),
+    Attacker.SPLIT_PD_PAIR: AttackerInfo(Family.PAIRING, parametric=False, rules=(_R.SAME_VEHICLE,), single=True),
     Attacker.SD_REMOVE_CUSTOMER: AttackerInfo(Family.COVERAGE, parametric=False),
     Attacker.SD_ISOLATED_SUBTOUR: AttackerInfo(Family.SUBTOUR, parametric=False),
     Attacker.CAPACITY_OVERLOAD: AttackerInfo(Family.CAPACITY, parametric=True),
@@ -126,22 +154,53 @@ ATTACKERS: dict[Attacker, AttackerInfo] = {
         Family.CAPACITY, parametric=True, exposes=(Family.DELIVERY_COUPLING,)
     ),
     Attacker.TIME_WINDOW: AttackerInfo(Family.TIME_WINDOW, parametric=True),
-    Attacker.CAPACITY_EDGE: AttackerInfo(Family.CAPACITY, parametric=False),
-    Attacker.BACKHAUL_LOAD_EDGE: AttackerInfo(Family.CAPACITY, parametric=False),
-    Attacker.COMPARTMENT_EDGE: AttackerInfo(Family.COMPARTMENT, parametric=False),
-    Attacker.DISTANCE_EDGE: AttackerInfo(Family.DISTANCE, parametric=False),
-    Attacker.RETURN_LEG_EDGE: AttackerInfo(Family.DISTANCE, parametric=False),
-    Attacker.TIME_WINDOW_EDGE: AttackerInfo(Family.TIME_WINDOW, parametric=False),
-    Attacker.SERVICE_TIME_EDGE: AttackerInfo(Family.TIME_WINDOW, parametric=False),
-    Attacker.OTHER_DEPOT_RETURN: AttackerInfo(Family.ROUTE_STRUCTURE, parametric=False),
+    Attacker.CAPACITY_EDGE: AttackerInfo(Family.CAPACITY, parametric=False, rules=(_R.LOAD,)),
+    Attacker.BACKHAUL_LOAD_EDGE: AttackerInfo(Family.CAPACITY, parametric=False, rules=(_R.BACKHAUL_LOAD,)),
+    Attacker.COMPARTMENT_EDGE: AttackerInfo(
+        Family.COMPARTMENT, parametric=False, rules=(_R.COMPARTMENT_LOAD,), single=True
+    ),
+    Attacker.DISTANCE_EDGE: AttackerInfo(Family.DISTANCE, parametric=False, rules=(_R.ROUTE_DISTANCE,), single=True),
+    Attacker.RETURN_LEG_EDGE: AttackerInfo(Family.DISTANCE, parametric=False, rules=(_R.ROUTE_DISTANCE,), single=True),
+    Attacker.TIME_WINDOW_EDGE: AttackerInfo(
+        Family.TIME_WINDOW, parametric=False, rules=(_R.WINDOW_CLOSE,), single=True
+    ),
+    Attacker.SERVICE_TIME_EDGE: AttackerInfo(Family.TIME_WINDOW, parametric=False, rules=_LATE, single=True),
+    Attacker.OTHER_DEPOT_RETURN: AttackerInfo(
+        Family.ROUTE_STRUCTURE, parametric=False, rules=(_R.RETURN_DEPOT,), single=True
+    ),
+    Attacker.BACKHAUL_START: AttackerInfo(Family.BACKHAUL, parametric=False, rules=(_R.LINEHAUL_START,), single=True),
+    Attacker.PRECEDENCE_CARRIED: AttackerInfo(
+        Family.PRECEDENCE, parametric=False, rules=(_R.PICKUP_FIRST,), single=True
+    ),
+    Attacker.PAIR_EXCHANGE: AttackerInfo(Family.PAIRING, parametric=False, rules=(_R.SAME_VEHICLE,)),
+    Attacker.EXTRA_ROUTE: AttackerInfo(Family.ROUTE_STRUCTURE, parametric=False, rules=(_R.FLEET_SIZE,), single=True),
+    Attacker.FOREIGN_DEPOT_START: AttackerInfo(
+        Family.ROUTE_STRUCTURE, parametric=False, rules=(_R.OWN_DEPOT,), single=True
+    ),
+    Attacker.DEPOT_CLOSE_EDGE: AttackerInfo(Family.TIME_WINDOW, parametric=False, rules=(_R.DEPOT_CLOSE,), single=True),
+    Attacker.WAITING_EDGE: AttackerInfo(Family.TIME_WINDOW, parametric=False, rules=_LATE, single=True),
+    Attacker.OTHER_COMPARTMENT_EDGE: AttackerInfo(
+        Family.COMPARTMENT, parametric=False, rules=(_R.COMPARTMENT_LOAD,), single=True
+    ),
+    Attacker.SMALLEST_VEHICLE_EDGE: AttackerInfo(Family.CAPACITY, parametric=False, rules=(_R.LOAD,), single=True),
+    Attacker.SMALLEST_VEHICLE_COMPARTMENT_EDGE: AttackerInfo(
+        Family.COMPARTMENT, parametric=False, rules=(_R.COMPARTMENT_LOAD,), single=True
+    ),
+    Attacker.SPLIT_LOAD_EDGE: AttackerInfo(
+        Family.CAPACITY, parametric=False, exposes=(Family.DELIVERY_COUPLING,), rules=(_R.LOAD,)
+    ),
     Attacker.DERIVED_CAPACITY: AttackerInfo(Family.CAPACITY, parametric=False),
     Attacker.DERIVED_COMPARTMENT: AttackerInfo(Family.COMPARTMENT, parametric=False),
     Attacker.DERIVED_DISTANCE: AttackerInfo(Family.DISTANCE, parametric=False),
     Attacker.DERIVED_TIME_WINDOW: AttackerInfo(Family.TIME_WINDOW, parametric=False),
-    Attacker.DERIVED_BACKHAUL: AttackerInfo(Family.BACKHAUL, parametric=False),
+    Attacker.DERIVED_BACKHAUL: AttackerInfo(Family.BACKHAUL, parametric=False, rules=(_R.LINEHAUL_FIRST,), single=True),
     Attacker.DERIVED_PAIRING: AttackerInfo(Family.PAIRING, parametric=False),
     Attacker.DERIVED_PRECEDENCE: AttackerInfo(Family.PRECEDENCE, parametric=False),
     Attacker.DERIVED_SERVICE_TIME: AttackerInfo(Family.TIME_WINDOW, parametric=False),
+    Attacker.DERIVED_WAITING: AttackerInfo(Family.TIME_WINDOW, parametric=False),
+    Attacker.DERIVED_BACKHAUL_START: AttackerInfo(
+        Family.BACKHAUL, parametric=False, rules=(_R.LINEHAUL_START,), single=True
+    ),
 }
 
 DERIVED_ATTACKERS: dict[Family, Attacker] = {
@@ -159,6 +218,10 @@ DERIVED_ATTACKERS: dict[Family, Attacker] = {
 """The gold-model-derived attacker of each family that has one (``vrpcoder.attacks.derived``): the
 fallback wherever the hand-written attackers leave a family of a variant without a kept probe on the
 sample's own instance."""
+
+DERIVED_RULE_ATTACKERS: dict[Rule, Attacker] = {Rule.LINEHAUL_START: Attacker.DERIVED_BACKHAUL_START}
+"""Gold-derived attackers of one rule of a compound family (the family's own derived attacker
+breaks another of its rules): the fallback where no kept probe of the base sample breaks that rule."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,28 +246,46 @@ class Variant:
         """Attackers whose probes live on the sample's own instance I* and break their rule by as
         little as the data allows (issue 19): with them one base sample checks every family its
         variant encodes, instead of leaving capacity or windows to the attacked copies, where a
-        dropped rule that does not move the optimum stays invisible within a sample."""
+        dropped rule that does not move the optimum stays invisible within a sample. Those with
+        ``AttackerInfo.rules`` break one rule of a compound family alone (issue 28.2): the parts
+        of backhaul, route structure, windows, pairs, compartments and mixed fleets."""
         out: list[Attacker] = []
         if self.capacity is not CapacityKind.NONE and not self.has(Module.SPLIT):
             out.append(Attacker.CAPACITY_EDGE)
             if self.has(Module.BH):
                 out.append(Attacker.BACKHAUL_LOAD_EDGE)
+            if self.heterogeneous and not self.has(Module.MC):
+                out.append(Attacker.SMALLEST_VEHICLE_EDGE)
+        if self.has(Module.SPLIT):
+            out.append(Attacker.SPLIT_LOAD_EDGE)
         if self.has(Module.MC):
-            out.append(Attacker.COMPARTMENT_EDGE)
+            out += [Attacker.COMPARTMENT_EDGE, Attacker.OTHER_COMPARTMENT_EDGE]
+            if self.heterogeneous:
+                out.append(Attacker.SMALLEST_VEHICLE_COMPARTMENT_EDGE)
         if self.has(Module.DIST):
             out += [Attacker.DISTANCE_EDGE, Attacker.RETURN_LEG_EDGE]
         if self.has(Module.HTW):
-            out += [Attacker.TIME_WINDOW_EDGE, Attacker.SERVICE_TIME_EDGE]
+            out += [Attacker.TIME_WINDOW_EDGE, Attacker.SERVICE_TIME_EDGE, Attacker.WAITING_EDGE]
+            if not self.has(Module.OPEN):
+                out.append(Attacker.DEPOT_CLOSE_EDGE)
         if self.has(Module.MD) and not self.has(Module.OPEN):
-            out.append(Attacker.OTHER_DEPOT_RETURN)
+            out += [Attacker.OTHER_DEPOT_RETURN, Attacker.FOREIGN_DEPOT_START]
+        if self.has(Module.BH):
+            out.append(Attacker.BACKHAUL_START)
+        if self.has(Module.PD):
+            out += [Attacker.PRECEDENCE_CARRIED, Attacker.PAIR_EXCHANGE]
+        out.append(Attacker.EXTRA_ROUTE)
         return tuple(out)
 
     @property
     def derived(self) -> tuple[Attacker, ...]:
-        """Gold-derived fallback attackers for the families the variant encodes (and, with hard
-        windows, the one for a lateness that only service times cause)."""
-        found = tuple(DERIVED_ATTACKERS[f] for f in self.families if f in DERIVED_ATTACKERS)
-        return (*found, Attacker.DERIVED_SERVICE_TIME) if self.has(Module.HTW) else found
+        """Gold-derived fallback attackers for the families the variant encodes, the rules of a
+        compound family that have their own, and, with hard windows, those for a lateness that
+        only service times or only waiting cause."""
+        found = [DERIVED_ATTACKERS[f] for f in self.families if f in DERIVED_ATTACKERS]
+        found += [a for rule, a in DERIVED_RULE_ATTACKERS.items() if rule.family in self.families]
+        timed = (Attacker.DERIVED_SERVICE_TIME, Attacker.DERIVED_WAITING) if self.has(Module.HTW) else ()
+        return (*found, *timed)
 
     @property
     def heterogeneous(self) -> bool:

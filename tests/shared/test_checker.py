@@ -28,7 +28,7 @@ from vrpcoder.checker import (
     route_load,
     schedule,
 )
-from vrpcoder.families import Family
+from vrpcoder.families import Family, Rule
 from vrpcoder.instances import Customer, Depot, Instance, PickupDelivery, TimeWindow, Vehicle
 from vrpcoder.solutions import Cycle, Route, Solution
 
@@ -368,7 +368,7 @@ def test_pairing_split_reports_each_pair(pdp: Instance) -> None:
 
 def test_violations_name_the_vehicle_and_the_excess(cvrp: Instance) -> None:
     (violation,) = check(cvrp, plan((0, (1, 2, 3)))).violations
-    assert violation == Violation(F.CAPACITY, violation.detail, 0)
+    assert violation == Violation(Rule.LOAD, violation.detail, 0) and violation.family is F.CAPACITY
     assert "12" in violation.detail and "by 4" in violation.detail
 
 

@@ -8,6 +8,7 @@ from vrpcoder.families import Family
 from vrpcoder.gold import is_two_index, remove_family, render_gold
 from vrpcoder.instances import Customer, Depot, Instance, Vehicle
 from vrpcoder.mutants import (
+    ONE_FORMULATION,
     MutantKind,
     equivalence_reason,
     every_vehicle_needed,
@@ -29,7 +30,7 @@ def cvrp_reports() -> list:  # type: ignore[type-arg]
 
 def test_every_attacked_omission_is_killed_by_the_dual_verifier(cvrp_reports: list) -> None:  # type: ignore[type-arg]
     omissions = [r for r in cvrp_reports if r.kind is MutantKind.OMIT and r.has_attacker]
-    assert {r.family for r in omissions} == {Family.COVERAGE, Family.SUBTOUR, Family.CAPACITY}
+    assert {r.family for r in omissions} == {Family.COVERAGE, Family.ROUTE_STRUCTURE, Family.SUBTOUR, Family.CAPACITY}
     assert all(r.killed_by_dual for r in omissions if not r.equivalent)
     # the two-index gold's loads forbid depot-free cycles by themselves ...
     assert [r.family for r in omissions if r.equivalent] == [Family.SUBTOUR]
@@ -63,7 +64,7 @@ def test_rules_follow_the_variant() -> None:
     assert {"omit:distance", "relax:distance_no_return_leg"} <= names
     assert "relax:time_window_no_close" not in names
     assert {r.name for r in mutation_rules("TSP", [MutantKind.OMIT])} == {
-        "omit:coverage", "omit:route_structure", "omit:subtour"
+        "omit:coverage", "omit:route_structure", "omit:subtour", "omit:fleet_size", "omit:one_route"
     }
 
 
@@ -268,6 +269,10 @@ def test_every_rule_applies_to_both_gold_models_alike(both_golds) -> None:  # ty
     variant, sample, scripts = both_golds
     for rule in mutation_rules(variant):
         mutants = {two: rule.apply(script, sample) for two, script in scripts.items()}
+        if rule.name in ONE_FORMULATION:
+            # a part of route structure only one formulation states (see ONE_FORMULATION)
+            assert {two for two, code in mutants.items() if code is not None} == {ONE_FORMULATION[rule.name]}, rule.name
+            continue
         assert (mutants[False] is None) is (mutants[True] is None), rule.name
         if mutants[True] is None:
             continue

@@ -45,6 +45,7 @@ from vrpcoder.attacks.structural import (
     split_pd_pair,
     subtour_cycle,
 )
+from vrpcoder.attacks.subrules import SUBRULE_ATTACKERS
 from vrpcoder.checker import check
 from vrpcoder.instances import Instance
 from vrpcoder.solutions import Solution
@@ -68,6 +69,7 @@ ATTACKERS_IMPL: dict[Attacker, AttackFn] = {
     Attacker.PHANTOM_DELIVERY: phantom_delivery,
     Attacker.TIME_WINDOW: time_window,
     **EDGE_ATTACKERS,
+    **SUBRULE_ATTACKERS,
 }
 
 
@@ -95,7 +97,8 @@ def run_attacks(instance: Instance, plus: Solution, *, seed: int = 0) -> list[At
 
 def run_edge_attacks(instance: Instance, plus: Solution, *, seed: int = 0) -> list[Attack | AttackSkipped]:
     """The variant's edge attackers (``Variant.on_instance``): probes on I* itself, each breaking
-    its family by as little as a plan near s+ can (``vrpcoder.attacks.boundary``)."""
+    its family by as little as a plan near s+ can (``vrpcoder.attacks.boundary``), or one rule of a
+    compound family alone (``vrpcoder.attacks.subrules``)."""
     return [run_attack(a, instance, plus, seed=seed) for a in instance.spec.on_instance]
 
 

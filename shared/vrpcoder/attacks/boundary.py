@@ -16,7 +16,15 @@ Flavours that target a common partial implementation carry their own attacker:
 * ``return_leg_edge``: over the distance limit only because of the return leg;
 * ``backhaul_load_edge``: a VRPB route whose pickups overload it (its deliveries fit), beside
   ``capacity_edge``, whose deliveries overload it (its pickups fit);
-* ``other_depot_return``: on several depots, a route that ends at a depot other than its own.
+* ``other_depot_return``: on several depots, a route that ends at a depot other than its own;
+* ``waiting_edge``: late only because a vehicle waits for a window to open (feasible if service
+  could start on arrival); ``depot_close_edge``: every customer on time, back after the depot
+  closes; ``time_window_edge`` is late at a customer and back in time;
+* ``other_compartment_edge``: a second compartment beside ``compartment_edge``'s; on mixed fleets
+  ``smallest_vehicle_edge`` and ``smallest_vehicle_compartment_edge`` overload a smallest vehicle
+  within the next larger one's limit (a model with one vehicle's limits for all accepts them).
+
+Each of these breaks one rule of its family alone (``AttackerInfo.rules``, issue 28.2).
 """
 
 from __future__ import annotations
@@ -26,7 +34,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vrpcoder.attacks.editing import shuffled, units_on, used_routes, with_route, without
+from vrpcoder.attacks.editing import (
+    label_problem,
+    shuffled,
+    units_on,
+    used_routes,
+    with_route,
+    without,
+    without_quantities,
+)
 from vrpcoder.attacks.records import Attack, AttackSkipped
 from vrpcoder.checker import (
     backhaul_loads,
@@ -37,7 +53,7 @@ from vrpcoder.checker import (
     schedule,
 )
 from vrpcoder.instances import Instance
-from vrpcoder.relaxation import capacity_usage, rebuilt
+from vrpcoder.relaxation import capacity_usage, rebuilt, split_capacity_need
 from vrpcoder.solutions import Route, Solution
 from vrpcoder.variants import ATTACKERS, Attacker, Module
 
@@ -103,15 +119,19 @@ def neighbours(instance: Instance, plus: Solution) -> Iterator[Solution]:
             yield with_route(plus, route.model_copy(update={"visits": tuple(visits), "deliveries": None}))
 
 
-def piles(instance: Instance, plus: Solution, usage: Usage, limit: Limit) -> Iterator[Solution]:
+def piles(
+    instance: Instance, plus: Solution, usage: Usage, limit: Limit, targets: Sequence[Route] | None = None
+) -> Iterator[Solution]:
     """Plans where one route takes units from the others until its usage just crosses its limit
     (each pile is given as the last plan within the limit, then the first one past it).
 
     Each step moves the unit that raises the usage most while staying within the limit; once no
     such unit is left, the unit that crosses it by the least is moved and the pile is done. Units
-    go to their cheapest position (shortest route). The fullest routes are tried as targets.
+    go to their cheapest position (shortest route). The fullest routes are tried as targets, or
+    the fullest of ``targets`` (which may be idle vehicles' empty routes).
     """
-    routes = sorted(used_routes(plus), key=lambda r: -usage(instance, r) / max(limit(instance, r), 1e-9))
+    pool = used_routes(plus) if targets is None else list(targets)
+    routes = sorted(pool, key=lambda r: -usage(instance, r) / max(limit(instance, r), 1e-9))
     for target in routes[:MAX_PILE_TARGETS]:
         plan, route = plus, target
         cap = limit(instance, route)
@@ -144,8 +164,9 @@ def closest(
     excess: Callable[[Solution], float | None],
     nothing: str,
 ) -> Attack | AttackSkipped:
-    """Of the candidate plans that break exactly the attacker's family (by more than
-    ``MIN_EXCESS``, as ``excess`` measures it; None rejects a plan), the one that breaks it least."""
+    """Of the candidate plans that break exactly the attacker's family, or its one rule (by more
+    than ``MIN_EXCESS``, as ``excess`` measures it; None rejects a plan), the one that breaks it
+    least."""
     family = ATTACKERS[attacker].target
     if not check(instance, plus).feasible:
         return AttackSkipped(attacker=attacker, reason="s+ is not feasible on the instance")
@@ -155,7 +176,7 @@ def closest(
         if plan in seen:
             continue
         seen.add(plan)
-        if check(instance, plan).families != (family,):
+        if label_problem(check(instance, plan), attacker) is not None:
             continue
         amount = excess(plan)
         if amount is None or amount <= MIN_EXCESS:
@@ -220,26 +241,186 @@ def capacity_edge_any(instance: Instance, plus: Solution, rng: np.random.Generat
     return capacity_edge(instance, plus, rng)
 
 
-def compartment_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
-    """One compartment of one route just over its capacity, the vehicle's total still within it."""
+def _compartment_best(
+    attacker: Attacker,
+    instance: Instance,
+    plus: Solution,
+    rng: np.random.Generator,
+    vehicles: frozenset[int] | None = None,
+) -> dict[int, Attack]:
+    """For each compartment the plan near s+ that overloads it (on one route, of one of
+    ``vehicles`` when given) by the least, the vehicles' totals still within their capacity."""
     width = len(instance.vehicles[0].compartment_capacity or ())
 
     def room(inst: Instance, route: Route, c: int) -> float:
         return (inst.vehicles[route.vehicle].compartment_capacity or ())[c]
 
-    def excess(plan: Solution) -> float | None:
-        return _worst(
-            compartment_loads(instance, r)[c] - room(instance, r, c) for r in used_routes(plan) for c in range(width)
-        )
-
+    targets = None if vehicles is None else _vehicle_routes(instance, plus, vehicles)
     candidates = list(neighbours(instance, plus))
     for c in range(width):
         candidates += piles(
-            instance, plus, lambda i, r, c=c: compartment_loads(i, r)[c], lambda i, r, c=c: room(i, r, c)
+            instance, plus, lambda i, r, c=c: compartment_loads(i, r)[c], lambda i, r, c=c: room(i, r, c), targets
         )
+    candidates = shuffled(rng, candidates)
+    found: dict[int, Attack] = {}
+    for c in range(width):
+
+        def excess(plan: Solution, c: int = c) -> float | None:
+            over = [
+                compartment_loads(instance, r)[c] - room(instance, r, c)
+                for r in used_routes(plan)
+                if vehicles is None or r.vehicle in vehicles
+            ]
+            return _worst(over)
+
+        best = closest(attacker, instance, plus, candidates, excess, "none")
+        if isinstance(best, Attack):
+            found[c] = best
+    return found
+
+
+def _least(found: dict[int, Attack], instance: Instance) -> list[int]:
+    """Compartments in the order of their probe's excess (ties: the lower index)."""
+
+    def amount(c: int) -> float:
+        return max(
+            compartment_loads(instance, r)[c] - (instance.vehicles[r.vehicle].compartment_capacity or ())[c]
+            for r in used_routes(found[c].solution)
+        )
+
+    return sorted(found, key=lambda c: (amount(c), c))
+
+
+def compartment_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """One compartment of one route just over its capacity, the vehicle's total still within it
+    (of all compartments, the one a plan near s+ overloads by the least)."""
+    found = _compartment_best(Attacker.COMPARTMENT_EDGE, instance, plus, rng)
+    if not found:
+        reason = "no plan near s+ overloads a compartment without breaking another rule"
+        return AttackSkipped(attacker=Attacker.COMPARTMENT_EDGE, reason=reason)
+    return found[_least(found, instance)[0]]
+
+
+def other_compartment_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """The compartment edge probe for another compartment than ``compartment_edge`` overloads: a
+    model that limits only some compartments (the first, or one per vehicle) accepts one of the two."""
+    attacker = Attacker.OTHER_COMPARTMENT_EDGE
+    found = _compartment_best(Attacker.COMPARTMENT_EDGE, instance, plus, rng)
+    order = _least(found, instance)
+    if len(order) < 2:
+        single = len(instance.vehicles[0].compartment_capacity or ()) < 2
+        reason = "no plan near s+ overloads a second compartment without breaking another rule"
+        return AttackSkipped(attacker=attacker, reason="the vehicles have a single compartment" if single else reason)
+    chosen = found[order[1]]
+    return Attack(attacker=attacker, family=chosen.family, solution=chosen.solution, instance=instance)
+
+
+def _vehicle_routes(instance: Instance, plus: Solution, vehicles: frozenset[int]) -> list[Route]:
+    """The routes of ``vehicles`` in s+, an idle one's as an empty route."""
+    return [
+        plus.route_of(k) or Route(vehicle=k, depot=instance.vehicles[k].depot, visits=())
+        for k in sorted(vehicles)
+    ]
+
+
+def smallest_type(instance: Instance) -> tuple[frozenset[int], float] | None:
+    """The vehicles of the fleet's smallest capacity and the next larger capacity (None when every
+    vehicle has the same): a model that gives every vehicle a larger vehicle's capacity accepts an
+    overload of a smallest vehicle up to that next capacity."""
+    sizes = sorted({v.capacity for v in instance.vehicles if v.capacity is not None})
+    if len(sizes) < 2:
+        return None
+    return frozenset(k for k, v in enumerate(instance.vehicles) if v.capacity == sizes[0]), sizes[1]
+
+
+def smallest_vehicle_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """On a mixed fleet, a route of a smallest vehicle just over its capacity and within the next
+    larger capacity: a model that keeps only the largest vehicle's limit (or one capacity for all
+    taken from a larger vehicle) accepts it."""
+    attacker = Attacker.SMALLEST_VEHICLE_EDGE
+    smallest = smallest_type(instance)
+    if smallest is None:
+        return AttackSkipped(attacker=attacker, reason="every vehicle has the same capacity")
+    small, next_size = smallest
+    if sum(c.demand for c in instance.customers) <= min(v.capacity or 0.0 for v in instance.vehicles):
+        return AttackSkipped(attacker=attacker, reason="the whole demand fits a smallest vehicle")
+
+    def excess(plan: Solution) -> float | None:
+        over = []
+        for r in used_routes(plan):
+            load = capacity_usage(instance, r)
+            if r.vehicle in small and load > _capacity_of(instance, r):
+                if load > next_size + 1e-6:
+                    return None
+                over.append(load - _capacity_of(instance, r))
+        return _worst(over)
+
+    targets = _vehicle_routes(instance, plus, small)
+    candidates = [*neighbours(instance, plus), *piles(instance, plus, capacity_usage, _capacity_of, targets)]
     return closest(
-        Attacker.COMPARTMENT_EDGE, instance, plus, shuffled(rng, candidates), excess,
-        "no plan near s+ overloads a compartment without breaking another rule",
+        attacker, instance, plus, shuffled(rng, candidates), excess,
+        "no plan near s+ overloads a smallest vehicle within the next capacity without breaking another rule",
+    )
+
+
+def smallest_vehicle_compartment_edge(
+    instance: Instance, plus: Solution, rng: np.random.Generator
+) -> Attack | AttackSkipped:
+    """On a mixed multi-compartment fleet, a compartment of a smallest vehicle just over its
+    capacity and within the same compartment of the next larger vehicle."""
+    attacker = Attacker.SMALLEST_VEHICLE_COMPARTMENT_EDGE
+    smallest = smallest_type(instance)
+    if smallest is None:
+        return AttackSkipped(attacker=attacker, reason="every vehicle has the same capacity")
+    small, next_size = smallest
+    larger = [v for v in instance.vehicles if v.capacity == next_size]
+    found = _compartment_best(attacker, instance, plus, rng, small)
+
+    def within_larger(c: int) -> bool:
+        room = min((v.compartment_capacity or ())[c] for v in larger)
+        return all(compartment_loads(instance, r)[c] <= room + 1e-6 for r in used_routes(found[c].solution))
+
+    order = [c for c in _least(found, instance) if within_larger(c)]
+    if not order:
+        reason = "no plan near s+ overloads a smallest vehicle's compartment within the next vehicle's alone"
+        return AttackSkipped(attacker=attacker, reason=reason)
+    return found[order[0]]
+
+
+# ---- split delivery ---------------------------------------------------------------------------------
+
+
+def split_load_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """Split delivery, on the sample's own instance: a plan near s+ whose visiting vehicles cannot
+    carry their customers' demand in any split, short by as little as such a plan is (a customer
+    left to one of its visitors, or one route's customers grafted onto another and its vehicle
+    kept home). A model without per-vehicle capacity accepts it, and so does one that lets a
+    vehicle deliver where it does not visit (the grounded vehicle's capacity would do)."""
+    attacker = Attacker.SPLIT_LOAD_EDGE
+    capacity = instance.vehicles[0].capacity
+    if capacity is None or len({v.capacity for v in instance.vehicles}) > 1:
+        return AttackSkipped(attacker=attacker, reason="the split rule's load is judged for one common capacity")
+    routes = used_routes(plus)
+    candidates: list[Solution] = []
+    for customer in sorted(set(plus.visited)):
+        for route in routes:
+            rest = without(plus, (customer,))
+            base = rest.route_of(route.vehicle) or route.model_copy(update={"visits": ()})
+            grown = min(_insertions(base, (customer,)), key=lambda g: route_distance(instance, g))
+            candidates.append(without_quantities(with_route(rest, grown)))
+    for target in routes:
+        for grounded in (r for r in routes if r.vehicle != target.vehicle):
+            extra = tuple(c for c in grounded.visits if c not in target.visits)
+            grafted = target.model_copy(update={"visits": (*target.visits, *extra), "deliveries": None})
+            kept = tuple(r for r in plus.routes if r.vehicle not in (target.vehicle, grounded.vehicle))
+            candidates.append(without_quantities(Solution(routes=tuple(sorted((*kept, grafted), key=lambda r: r.vehicle)))))
+
+    def excess(plan: Solution) -> float | None:
+        return split_capacity_need(instance, plan) - capacity
+
+    return closest(
+        attacker, instance, plus, shuffled(rng, candidates), excess,
+        "no plan near s+ leaves its visitors short of capacity without breaking another rule",
     )
 
 
@@ -254,10 +435,22 @@ def _distance_candidates(instance: Instance, plus: Solution, rng: np.random.Gene
     return shuffled(rng, [*neighbours(instance, plus), *piles(instance, plus, route_distance, _limit)])
 
 
+def _within_fleet_total(instance: Instance, plan: Solution) -> bool:
+    """The plan's routes together drive no more than the fleet's limits added up (one vehicle: the
+    rule itself): a model that bounds the fleet's total distance instead of each route's accepts
+    a probe whose one long route others make up for."""
+    fleet = len(instance.vehicles)
+    total = sum(route_distance(instance, r) for r in used_routes(plan))
+    return fleet < 2 or total <= fleet * (instance.max_route_distance or float("inf")) + 1e-6
+
+
 def distance_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
-    """A route just longer than the distance limit."""
+    """A route just longer than the distance limit, the plan's total within the fleet's limits
+    added up."""
 
     def excess(plan: Solution) -> float | None:
+        if not _within_fleet_total(instance, plan):
+            return None
         return _worst(route_distance(instance, r) - _limit(instance, r) for r in used_routes(plan))
 
     return closest(
@@ -273,6 +466,8 @@ def return_leg_edge(instance: Instance, plus: Solution, rng: np.random.Generator
         return AttackSkipped(attacker=Attacker.RETURN_LEG_EDGE, reason="open routes drive no return leg")
 
     def excess(plan: Solution) -> float | None:
+        if not _within_fleet_total(instance, plan):
+            return None
         amounts = []
         for r in used_routes(plan):
             full = route_distance(instance, r)
@@ -360,6 +555,99 @@ def service_time_edge(instance: Instance, plus: Solution, rng: np.random.Generat
     )
 
 
+def _depot_lateness(instance: Instance, plan: Solution) -> float | None:
+    """How late the latest return is, where every customer is served on time (else None)."""
+    worst = 0.0
+    for route in used_routes(plan):
+        for visit, start in zip(route.visits, schedule(instance, route), strict=True):
+            window = instance.customer(visit).window
+            if window is not None and start > window.end + 1e-6:
+                return None
+        depot = instance.depots[route.end].window
+        if depot is not None:
+            worst = max(worst, return_time(instance, route) - depot.end)
+    return worst if worst > 0 else None
+
+
+def _return_time(instance: Instance, route: Route) -> float:
+    return return_time(instance, route) if route.visits else 0.0
+
+
+def _depot_close(instance: Instance, route: Route) -> float:
+    window = instance.depots[route.end].window
+    return float("inf") if window is None else window.end
+
+
+def depot_never_closes_first(instance: Instance) -> bool:
+    """Whether every depot closes after any route could return to it (the latest service start a
+    window allows, the service and the leg back): the depot's closing never binds."""
+    if instance.has(Module.OPEN):
+        return True
+    for d, depot in enumerate(instance.depots):
+        if depot.window is None:
+            continue
+        for node, customer in zip(instance.customer_nodes, instance.customers, strict=True):
+            latest = float("inf") if customer.window is None else customer.window.end
+            if latest + customer.service_time + instance.distances[node][d] > depot.window.end + 1e-9:
+                return False
+    return True
+
+
+def no_waiting_possible(instance: Instance) -> bool:
+    """Whether no vehicle can ever arrive before a window opens (each opens no later than the
+    earliest arrival from any depot): dropping the windows' opening times changes nothing."""
+    for node, customer in zip(instance.customer_nodes, instance.customers, strict=True):
+        if customer.window is None:
+            continue
+        arrival = min(
+            (0.0 if depot.window is None else depot.window.start) + instance.distances[d][node]
+            for d, depot in enumerate(instance.depots)
+        )
+        if customer.window.start > arrival + 1e-9:
+            return False
+    return True
+
+
+def depot_close_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """A route on time at every customer and back just after its depot closes (a model that
+    checks the customers' windows but not the return accepts it)."""
+    if instance.has(Module.OPEN):
+        return AttackSkipped(attacker=Attacker.DEPOT_CLOSE_EDGE, reason="open routes do not return to a depot")
+    if depot_never_closes_first(instance):
+        reason = "every depot closes after any route can be back"
+        return AttackSkipped(attacker=Attacker.DEPOT_CLOSE_EDGE, reason=reason)
+    candidates = shuffled(rng, [*neighbours(instance, plus), *piles(instance, plus, _return_time, _depot_close)])
+    return closest(
+        Attacker.DEPOT_CLOSE_EDGE, instance, plus, candidates, lambda plan: _depot_lateness(instance, plan),
+        "no plan near s+ returns after its depot closes while serving every customer on time",
+    )
+
+
+def without_waiting(instance: Instance) -> Instance:
+    """The instance with every customer window opening at 0: service starts on arrival."""
+    customers = tuple(
+        c.model_copy(update={"window": c.window.model_copy(update={"start": 0.0})}) if c.window is not None else c
+        for c in instance.customers
+    )
+    return rebuilt(instance, customers=customers)
+
+
+def waiting_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """A plan late only because a vehicle waits for a window to open: feasible if service could
+    start on arrival, so a model that drops the windows' opening times accepts it."""
+    if no_waiting_possible(instance):
+        return AttackSkipped(attacker=Attacker.WAITING_EDGE, reason="no window opens after a vehicle can first arrive")
+    eager = without_waiting(instance)
+
+    def excess(plan: Solution) -> float | None:
+        return _lateness(instance, plan) if check(eager, plan).feasible else None
+
+    return closest(
+        Attacker.WAITING_EDGE, instance, plus, _window_candidates(instance, plus, rng), excess,
+        "no plan near s+ misses a window only because it waits for another to open",
+    )
+
+
 # ---- depots ----------------------------------------------------------------------------------------
 
 
@@ -388,11 +676,27 @@ EDGE_ATTACKERS: dict[Attacker, Callable[[Instance, Solution, np.random.Generator
     Attacker.CAPACITY_EDGE: capacity_edge_any,
     Attacker.BACKHAUL_LOAD_EDGE: backhaul_load_edge,
     Attacker.COMPARTMENT_EDGE: compartment_edge,
+    Attacker.OTHER_COMPARTMENT_EDGE: other_compartment_edge,
+    Attacker.SMALLEST_VEHICLE_EDGE: smallest_vehicle_edge,
+    Attacker.SMALLEST_VEHICLE_COMPARTMENT_EDGE: smallest_vehicle_compartment_edge,
+    Attacker.SPLIT_LOAD_EDGE: split_load_edge,
     Attacker.DISTANCE_EDGE: distance_edge,
     Attacker.RETURN_LEG_EDGE: return_leg_edge,
     Attacker.TIME_WINDOW_EDGE: time_window_edge,
     Attacker.SERVICE_TIME_EDGE: service_time_edge,
+    Attacker.WAITING_EDGE: waiting_edge,
+    Attacker.DEPOT_CLOSE_EDGE: depot_close_edge,
     Attacker.OTHER_DEPOT_RETURN: other_depot_return,
 }
 
-__all__ = ["EDGE_ATTACKERS", "closest", "neighbours", "piles", "without_service_times"]
+__all__ = [
+    "EDGE_ATTACKERS",
+    "closest",
+    "depot_never_closes_first",
+    "neighbours",
+    "no_waiting_possible",
+    "piles",
+    "smallest_type",
+    "without_service_times",
+    "without_waiting",
+]

@@ -24,13 +24,14 @@ from gurobipy import GRB
 from vrpcoder.attacks.records import Attack, AttackSkipped
 from vrpcoder.checker import check
 from vrpcoder.errors import VerificationFailure
-from vrpcoder.families import Family
+from vrpcoder.attacks.editing import label_problem
+from vrpcoder.families import Family, Rule
 from vrpcoder.gold import extract_solution, remove_family, render_gold, strip_joint_modules
 from vrpcoder.gold.render import licence_needs_two_index
 from vrpcoder.injection import RoutingVariable, find_routing_variable
 from vrpcoder.instances import Instance
 from vrpcoder.solutions import Solution
-from vrpcoder.variants import DERIVED_ATTACKERS, Attacker, Module
+from vrpcoder.variants import ATTACKERS, DERIVED_ATTACKERS, DERIVED_RULE_ATTACKERS, Attacker, Module
 
 DELTA = 0.01
 """How far past its limit the derived plan must go (one cent, the data's resolution)."""
@@ -77,6 +78,20 @@ def _capacity(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.
 
 
 def _compartment(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+    return _compartments(model, xvar, instance, None)
+
+
+def _compartment_alone(compartment: int) -> Requirement:
+    """Compartment ``compartment`` overloaded on some vehicle, every other compartment within its
+    limit (the module that states them all is dropped, so they are written back here)."""
+
+    def requirement(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+        return _compartments(model, xvar, instance, compartment)
+
+    return requirement
+
+
+def _compartments(model: gp.Model, xvar: RoutingVariable, instance: Instance, only: int | None) -> gp.Var:
     nodes = range(instance.num_nodes)
     width = len(instance.vehicles[0].compartment_capacity or ())
     total = sum(c.demand for c in instance.customers)
@@ -88,7 +103,10 @@ def _compartment(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> 
                 (instance.customer(j).compartment_demand or ())[c] * _in(xvar, j, k, nodes)
                 for j in instance.customer_nodes
             )
-            amounts.append((load, rooms[c], total + rooms[c]))
+            if only is None or c == only:
+                amounts.append((load, rooms[c], total + rooms[c]))
+            else:
+                model.addConstr(load <= rooms[c], name=f"derived_room[{k},{c}]")
     return _one_of(model, amounts)
 
 
@@ -107,11 +125,33 @@ def _distance(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.
     return _one_of(model, amounts)
 
 
-def _backhaul(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+def _backhaul_sides(instance: Instance) -> tuple[list[int], list[int]]:
     back = [c for c in instance.customer_nodes if instance.customer(c).backhaul]
-    line = [c for c in instance.customer_nodes if not instance.customer(c).backhaul]
+    return back, [c for c in instance.customer_nodes if not instance.customer(c).backhaul]
+
+
+def _depot_to_backhaul(xvar: RoutingVariable, instance: Instance, back: list[int]) -> list[gp.Var]:
+    return [v for d in range(instance.num_depots) for b in back for v in xvar.arc_vars(d, b)]
+
+
+def _backhaul(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+    """A linehaul after a backhaul, on routes that each start with a linehaul (the other backhaul
+    rule, dropped with the module, is written back on ``x``)."""
+    back, line = _backhaul_sides(instance)
     wrong = gp.quicksum(v for b in back for j in line for v in xvar.arc_vars(b, j))
     model.addConstr(wrong >= 1, name="derived_backhaul_first")
+    for var in _depot_to_backhaul(xvar, instance, back):
+        var.UB = 0.0
+    return None
+
+
+def _backhaul_start(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
+    """A route that starts with a backhaul, and no linehaul after a backhaul anywhere: with linehauls
+    first on every route, that route serves backhauls only."""
+    back, line = _backhaul_sides(instance)
+    model.addConstr(gp.quicksum(_depot_to_backhaul(xvar, instance, back)) >= 1, name="derived_backhaul_start")
+    for var in (v for b in back for j in line for v in xvar.arc_vars(b, j)):
+        var.UB = 0.0
     return None
 
 
@@ -178,6 +218,10 @@ def _precedence(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> g
     return None
 
 
+RULE_REQUIREMENTS: dict[Rule, Requirement] = {Rule.LINEHAUL_START: _backhaul_start}
+"""Requirements of one rule of a compound family (``DERIVED_RULE_ATTACKERS``): the family's module
+is dropped and its other rules are written back with the requirement."""
+
 REQUIREMENTS: dict[Family, Requirement] = {
     Family.CAPACITY: _capacity,
     Family.COMPARTMENT: _compartment,
@@ -192,19 +236,36 @@ REQUIREMENTS: dict[Family, Requirement] = {
 SERVICE_IN_TRAVEL = ("start[i] + SERVICE[i] + DIST[i][j] - big_m", "start[i] + DIST[i][j] - big_m")
 """The gold's travel rows, with and without the service time of the node left (the text of the
 mutation harness's ``relax:service_time_omitted``)."""
+WITHOUT_WAITING = (
+    ("start[j].LB, start[j].UB = WINDOW[j]", "start[j].UB = WINDOW[j][1]"),
+    (
+        "earliest = {j: max(WINDOW[j][0], min(WINDOW[d][0] + shortest[d][j] for d in DEPOTS)) for j in CUSTOMERS}",
+        "earliest = {j: min(WINDOW[d][0] + shortest[d][j] for d in DEPOTS) for j in CUSTOMERS}",
+    ),
+)
+"""The gold's hard-window rows with and without the windows' opening times (service may start on
+arrival; the text of the mutation harness's ``omit:window_open``)."""
 
 
 def _unsolved_gold(
-    instance: Instance, family: Family | None, time_limit: float, *, without_service: bool = False
+    instance: Instance,
+    family: Family | None,
+    time_limit: float,
+    *,
+    without_service: bool = False,
+    without_waiting: bool = False,
 ) -> gp.Model:
     # the requirements are written per vehicle: the vehicle-indexed model wherever it fits the licence
     script = render_gold(instance, time_limit=time_limit, two_index=licence_needs_two_index(instance))
     if family is not None:
         script = remove_family(script, family.value)
-    if without_service:
-        if SERVICE_IN_TRAVEL[0] not in script:
-            raise ValueError("the gold script's travel rows are not in the expected form")
-        script = strip_joint_modules(script).replace(*SERVICE_IN_TRAVEL)
+    rewrites = [*((SERVICE_IN_TRAVEL,) if without_service else ()), *(WITHOUT_WAITING if without_waiting else ())]
+    if rewrites:
+        script = strip_joint_modules(script)
+    for old, new in rewrites:
+        if old not in script:
+            raise ValueError("the gold script's time-window rows are not in the expected form")
+        script = script.replace(old, new)
     if OPTIMIZE_LINE not in script:
         raise ValueError("the gold script has no solve call to take out")
     namespace: dict[str, object] = {"__name__": "vrpcoder_derived_attack"}
@@ -217,14 +278,38 @@ def _unsolved_gold(
     return model
 
 
-def derived_attack(instance: Instance, family: Family, *, time_limit: float = 10.0) -> Attack | AttackSkipped:
-    """A probe on ``instance`` that breaks ``family`` alone, found by the gold model without it."""
+def derived_attack(
+    instance: Instance, family: Family, *, time_limit: float = 10.0, compartment: int | None = None
+) -> Attack | AttackSkipped:
+    """A probe on ``instance`` that breaks ``family`` alone, found by the gold model without it
+    (with ``compartment``: that compartment alone, the others within their limits)."""
     attacker = DERIVED_ATTACKERS.get(family)
     if attacker is None:
         raise ValueError(f"no derived attacker for {family.value}")
-    requirement = REQUIREMENTS[family]
     if family is Family.CAPACITY and (instance.has(Module.PD) or instance.has(Module.SPLIT)):
         return AttackSkipped(attacker=attacker, reason="this variant's load is not linear in the arcs")
+    if compartment is not None:
+        if family is not Family.COMPARTMENT:
+            raise ValueError("a compartment is named only for the compartment family")
+        broken = f"compartment {compartment} alone"
+        return _derived(instance, attacker, _compartment_alone(compartment), time_limit, broken)
+    return _derived(instance, attacker, REQUIREMENTS[family], time_limit, family.value)
+
+
+def derived_rule_attack(instance: Instance, rule: Rule, *, time_limit: float = 10.0) -> Attack | AttackSkipped:
+    """A probe on ``instance`` that breaks ``rule`` alone, found by the gold model without the
+    rule's family and with its other rules written back on ``x``."""
+    attacker = DERIVED_RULE_ATTACKERS.get(rule)
+    if attacker is None:
+        raise ValueError(f"no derived attacker for the rule {rule.value}")
+    broken = f"the {rule.value} rule of {rule.family.value}"
+    return _derived(instance, attacker, RULE_REQUIREMENTS[rule], time_limit, broken)
+
+
+def _derived(
+    instance: Instance, attacker: Attacker, requirement: Requirement, time_limit: float, broken: str
+) -> Attack | AttackSkipped:
+    family = ATTACKERS[attacker].target
     try:
         model = _unsolved_gold(instance, family, time_limit)
     except (ValueError, gp.GurobiError) as exc:
@@ -240,18 +325,16 @@ def derived_attack(instance: Instance, family: Family, *, time_limit: float = 10
         model.optimize()
         if model.SolCount == 0:
             return AttackSkipped(
-                attacker=attacker, reason=f"no plan keeps every other rule and breaks {family.value} (status {model.Status})"
+                attacker=attacker, reason=f"no plan keeps every other rule and breaks {broken} (status {model.Status})"
             )
         solution = extract_solution(model, instance)
     except (VerificationFailure, gp.GurobiError, ValueError) as exc:
         return AttackSkipped(attacker=attacker, reason=f"derived solve failed: {exc}")
     finally:
         model.dispose()
-    families = check(instance, solution).families
-    if families != (family,):
-        return AttackSkipped(
-            attacker=attacker, reason=f"the derived plan breaks {[f.value for f in families]}, not {family.value} alone"
-        )
+    problem = label_problem(check(instance, solution), attacker)
+    if problem is not None:
+        return AttackSkipped(attacker=attacker, reason=f"the derived plan {problem}")
     return Attack(attacker=attacker, family=family, solution=solution, instance=instance)
 
 
@@ -261,27 +344,49 @@ def derived_service_time(instance: Instance, *, time_limit: float = 10.0) -> Att
     schedule with them, and some customer starting after its window closes under the latter."""
     from vrpcoder.attacks.boundary import without_service_times
 
-    attacker = Attacker.DERIVED_SERVICE_TIME
     if all(c.service_time <= 0 for c in instance.customers):
-        return AttackSkipped(attacker=attacker, reason="no customer has a service time")
+        return AttackSkipped(attacker=Attacker.DERIVED_SERVICE_TIME, reason="no customer has a service time")
+    return _derived_lateness(
+        instance, Attacker.DERIVED_SERVICE_TIME, without_service_times(instance), "service times", time_limit
+    )
+
+
+def derived_waiting(instance: Instance, *, time_limit: float = 10.0) -> Attack | AttackSkipped:
+    """A plan late only because a vehicle waits for a window to open: the gold model with the
+    windows' opening times left out (service may start on arrival), the exact earliest schedule
+    with them, and some customer starting after its window closes under the latter (issue 28.2:
+    the fallback of ``waiting_edge``)."""
+    from vrpcoder.attacks.boundary import no_waiting_possible, without_waiting
+
+    if no_waiting_possible(instance):
+        return AttackSkipped(attacker=Attacker.DERIVED_WAITING, reason="no window opens after a vehicle can first arrive")
+    return _derived_lateness(instance, Attacker.DERIVED_WAITING, without_waiting(instance), "waiting", time_limit)
+
+
+def _derived_lateness(
+    instance: Instance, attacker: Attacker, relaxed: Instance, cause: str, time_limit: float
+) -> Attack | AttackSkipped:
+    """A plan the gold model accepts on ``relaxed`` (the rule of ``cause`` left out) and the exact
+    earliest schedule on ``instance`` makes late."""
+    service, waiting = attacker is Attacker.DERIVED_SERVICE_TIME, attacker is Attacker.DERIVED_WAITING
     try:
-        model = _unsolved_gold(instance, None, time_limit, without_service=True)
+        model = _unsolved_gold(instance, None, time_limit, without_service=service, without_waiting=waiting)
     except (ValueError, gp.GurobiError) as exc:
-        return AttackSkipped(attacker=attacker, reason=f"gold model without service times not built: {exc}")
+        return AttackSkipped(attacker=attacker, reason=f"gold model without {cause} not built: {exc}")
     try:
         xvar = find_routing_variable(model, instance.num_nodes)
         model.setObjective(_time_window(model, xvar, instance), GRB.MINIMIZE)
         model.Params.MIPGap = 1e-4
         model.optimize()
         if model.SolCount == 0:
-            return AttackSkipped(attacker=attacker, reason=f"no plan is late only through service times (status {model.Status})")
+            return AttackSkipped(attacker=attacker, reason=f"no plan is late only through {cause} (status {model.Status})")
         solution = extract_solution(model, instance)
     except (VerificationFailure, gp.GurobiError, ValueError) as exc:
         return AttackSkipped(attacker=attacker, reason=f"derived solve failed: {exc}")
     finally:
         model.dispose()
-    if check(instance, solution).families != (Family.TIME_WINDOW,) or not check(without_service_times(instance), solution).feasible:
-        return AttackSkipped(attacker=attacker, reason="the derived plan is not late through service times alone")
+    if check(instance, solution).families != (Family.TIME_WINDOW,) or not check(relaxed, solution).feasible:
+        return AttackSkipped(attacker=attacker, reason=f"the derived plan is not late through {cause} alone")
     return Attack(attacker=attacker, family=Family.TIME_WINDOW, solution=solution, instance=instance)
 
 
@@ -318,17 +423,40 @@ def fewest_vehicles_plan(instance: Instance, *, time_limit: float = 5.0) -> tupl
 
 
 def violation_impossible(instance: Instance, family: Family, *, time_limit: float = 10.0) -> bool:
-    """Whether the gold model proves that no plan keeping every other rule breaks ``family`` (the
-    derived attack's model is infeasible): a model that omits the family has the gold script's
-    feasible set on this instance, so no verifier can tell them apart here."""
+    """Whether the gold model proves that no plan keeping every other rule breaks ``family`` (each
+    derived attack's model of the family, its rules' included, is infeasible): a model that omits
+    the family has the gold script's feasible set on this instance, so no verifier can tell them
+    apart here."""
     if family not in REQUIREMENTS or (family is Family.CAPACITY and (instance.has(Module.PD) or instance.has(Module.SPLIT))):
         return False
+    parts = [REQUIREMENTS[family], *(r for rule, r in RULE_REQUIREMENTS.items() if rule.family is family)]
+    return all(_requirement_infeasible(instance, family, part, time_limit) for part in parts)
+
+
+def rule_violation_impossible(instance: Instance, rule: Rule, *, time_limit: float = 10.0) -> bool:
+    """Whether the gold model proves that no plan keeping every other rule breaks ``rule`` (a model
+    without that one rule has the gold script's feasible set on this instance)."""
+    if rule in RULE_REQUIREMENTS:
+        return _requirement_infeasible(instance, rule.family, RULE_REQUIREMENTS[rule], time_limit)
+    derived = DERIVED_ATTACKERS.get(rule.family)
+    if derived is None or rule not in ATTACKERS[derived].rules:
+        return False
+    return _requirement_infeasible(instance, rule.family, REQUIREMENTS[rule.family], time_limit)
+
+
+def compartment_violation_impossible(instance: Instance, compartment: int, *, time_limit: float = 10.0) -> bool:
+    """Whether the gold model proves that no plan keeping every other rule (the other compartments'
+    limits included) overloads compartment ``compartment``."""
+    return _requirement_infeasible(instance, Family.COMPARTMENT, _compartment_alone(compartment), time_limit)
+
+
+def _requirement_infeasible(instance: Instance, family: Family, requirement: Requirement, time_limit: float) -> bool:
     try:
         model = _unsolved_gold(instance, family, time_limit)
     except (ValueError, gp.GurobiError):
         return False
     try:
-        REQUIREMENTS[family](model, find_routing_variable(model, instance.num_nodes), instance)
+        requirement(model, find_routing_variable(model, instance.num_nodes), instance)
         model.optimize()
         return model.Status == GRB.INFEASIBLE
     except (VerificationFailure, gp.GurobiError, ValueError):
@@ -342,8 +470,18 @@ def service_lateness_impossible(instance: Instance, *, time_limit: float = 10.0)
     misses a window once they are counted (then leaving them out changes nothing here)."""
     if all(c.service_time <= 0 for c in instance.customers):
         return True
+    return _lateness_impossible(instance, time_limit, without_service=True)
+
+
+def waiting_lateness_impossible(instance: Instance, *, time_limit: float = 10.0) -> bool:
+    """Whether no plan that keeps every rule with service starting on arrival misses a window once
+    vehicles wait for windows to open (then leaving the openings out changes nothing here)."""
+    return _lateness_impossible(instance, time_limit, without_waiting=True)
+
+
+def _lateness_impossible(instance: Instance, time_limit: float, **left_out: bool) -> bool:
     try:
-        model = _unsolved_gold(instance, None, time_limit, without_service=True)
+        model = _unsolved_gold(instance, None, time_limit, **left_out)
     except (ValueError, gp.GurobiError):
         return False
     try:

@@ -18,6 +18,7 @@ import numpy as np
 
 from vrpcoder.attacks.records import Attack, AttackSkipped, BoundKind, ParameterBound, tightened_bound
 from vrpcoder.checker import (
+    CheckReport,
     check,
     compartment_loads,
     return_time,
@@ -63,7 +64,7 @@ def first_verified(
     fallback: Candidate | None = None
     for candidate in candidates:
         tried += 1
-        if not meets_label_rule(candidate.instance, plus, candidate.solution, family):
+        if not meets_label_rule(candidate.instance, plus, candidate.solution, attacker):
             continue
         if candidate.at_formula:
             return _attack(attacker, candidate)
@@ -72,9 +73,11 @@ def first_verified(
         return _attack(attacker, fallback)
     if tried == 0:
         return AttackSkipped(attacker=attacker, reason=nothing_to_try)
+    rules = ATTACKERS[attacker].rules
+    broken = family.value if not rules else " or ".join(r.value for r in rules)
     return AttackSkipped(
         attacker=attacker,
-        reason=f"none of {tried} candidate probe(s) broke {family.value} alone while s+ stayed feasible",
+        reason=f"none of {tried} candidate probe(s) broke {broken} alone while s+ stayed feasible",
     )
 
 
@@ -88,8 +91,29 @@ def _attack(attacker: Attacker, candidate: Candidate) -> Attack:
     )
 
 
-def meets_label_rule(instance: Instance, plus: Solution, minus: Solution, family: Family) -> bool:
-    return check(instance, plus).feasible and check(instance, minus).families == (family,)
+def meets_label_rule(instance: Instance, plus: Solution, minus: Solution, attacker: Attacker) -> bool:
+    """s+ feasible and s- breaking the attacker's family, or its one rule, alone (``label_problem``)."""
+    return check(instance, plus).feasible and label_problem(check(instance, minus), attacker) is None
+
+
+def label_problem(report: CheckReport, attacker: Attacker) -> str | None:
+    """Why the checker's report on a violating probe does not fit its attacker (None: it fits).
+
+    The probe must break the attacker's family alone; a sub-rule attacker's probe must also break
+    exactly one rule, one of the attacker's (and, where ``single``, in exactly one violation): a
+    model that drops that rule alone and keeps the rest of the family must accept it. The one
+    place this rule is written: the attackers, the derived attacks and sample assembly all ask it.
+    """
+    info = ATTACKERS[attacker]
+    if report.families != (info.target,):
+        return f"breaks {[f.value for f in report.families]}, not {info.target.value} alone"
+    if not info.rules:
+        return None
+    if len(report.rules) != 1 or report.rules[0] not in info.rules:
+        return f"breaks rules {[r.value for r in report.rules]}, not one of {[r.value for r in info.rules]} alone"
+    if info.single and len(report.violations) != 1:
+        return f"breaks {report.rules[0].value} in {len(report.violations)} places, not in one"
+    return None
 
 
 # ---- plan edits ----------------------------------------------------------------------------------

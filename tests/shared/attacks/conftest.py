@@ -58,6 +58,14 @@ def vrpb() -> Case:
 
 
 @pytest.fixture
+def vrpb_mixed() -> Case:
+    """Node 2 is the only backhaul: route [1, 2] has linehaul 3 and backhaul 4, route [3, 4]
+    linehaul 6; capacity 10. Both routes start with a linehaul and can take one more."""
+    customers = on_axes((3, 4, 5, 1), backhaul=(False, True, False, False))
+    return Case(make("VRPB", customers, (Vehicle(capacity=10),) * 2), TWO_ROUTES)
+
+
+@pytest.fixture
 def pdp() -> Case:
     """Pairs 1 -> 2 (quantity 3) and 3 -> 4 (quantity 2), one per route; capacity 10."""
     pairs = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from vrpcoder.attacks.derived import REQUIREMENTS
+from vrpcoder.attacks.derived import REQUIREMENTS, RULE_REQUIREMENTS
 from vrpcoder.attacks import ATTACKERS_IMPL, Attack, AttackSkipped, BoundKind, run_attack, run_attacks
 from vrpcoder.checker import check
 from vrpcoder.feasible import construct_feasible, feasible_probe
@@ -18,7 +18,7 @@ from vrpcoder.instances import Instance
 from vrpcoder.relaxation import relax
 from vrpcoder.sampling import applicable_profiles, sample_instance, sample_with_plan
 from vrpcoder.solutions import Solution
-from vrpcoder.variants import ATTACKERS, DERIVED_ATTACKERS, VARIANTS, Attacker
+from vrpcoder.variants import ATTACKERS, DERIVED_ATTACKERS, DERIVED_RULE_ATTACKERS, VARIANTS, Attacker
 
 from tests.shared.attacks.tiny import Case, plan
 
@@ -101,10 +101,17 @@ def assert_sound(star: Instance, plus: Solution, result: Attack | AttackSkipped)
 
 def test_every_attacker_has_an_implementation() -> None:
     """Plan-editing attackers are in ATTACKERS_IMPL; the gold-derived ones run through
-    ``vrpcoder.attacks.derived`` with one requirement per family."""
-    derived = {*DERIVED_ATTACKERS.values(), Attacker.DERIVED_SERVICE_TIME}
+    ``vrpcoder.attacks.derived`` with one requirement per family (and per rule of a compound
+    family that has its own)."""
+    derived = {
+        *DERIVED_ATTACKERS.values(),
+        *DERIVED_RULE_ATTACKERS.values(),
+        Attacker.DERIVED_SERVICE_TIME,
+        Attacker.DERIVED_WAITING,
+    }
     assert set(ATTACKERS_IMPL) == set(Attacker) - derived
     assert {ATTACKERS[a].target for a in derived} == set(REQUIREMENTS)
+    assert set(DERIVED_RULE_ATTACKERS) == set(RULE_REQUIREMENTS)
 
 
 def test_an_attacker_the_variant_does_not_enable_is_refused(cvrp: Case) -> None:

@@ -6,7 +6,7 @@ import pytest
 from vrpcoder.attacks import Attack, AttackSkipped, run_attack
 from vrpcoder.attacks.structural import carried_within_capacity
 from vrpcoder.checker import check
-from vrpcoder.families import Family
+from vrpcoder.families import Family, Rule
 from vrpcoder.instances import Vehicle
 from vrpcoder.solutions import Solution
 from vrpcoder.variants import Attacker
@@ -118,10 +118,24 @@ def test_vrpb_subtour_cycle_is_of_one_kind_when_one_exists() -> None:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_backhaul_order_puts_the_routes_backhaul_first(vrpb: Case, seed: int) -> None:
-    probe = attack(vrpb, Attacker.BACKHAUL_ORDER, seed).solution
-    changed = {k: v for k, v in visits_of(probe).items() if v != visits_of(vrpb.plus)[k]}
-    assert changed in ({0: (2, 1)}, {1: (4, 3)})
+def test_backhaul_order_serves_a_linehaul_after_a_backhaul_on_a_route_that_starts_with_one(
+    vrpb_mixed: Case, seed: int
+) -> None:
+    """Issue 28.2: the probe breaks the order rule alone; a route that started with its backhaul
+    would break the route-start rule too, and a model that keeps either would reject it."""
+    probe = attack(vrpb_mixed, Attacker.BACKHAUL_ORDER, seed).solution
+    backhaul = {c: vrpb_mixed.instance.customer(c).backhaul for c in vrpb_mixed.instance.customer_nodes}
+    assert all(not backhaul[r.visits[0]] for r in probe.routes)
+    (violation,) = check(vrpb_mixed.instance, probe).violations
+    assert violation.rule is Rule.LINEHAUL_FIRST
+    assert any(backhaul[a] and not backhaul[b] for r in probe.routes for a, b in zip(r.visits, r.visits[1:]))
+
+
+def test_backhaul_order_is_skipped_where_every_order_break_also_starts_a_route_with_a_backhaul(vrpb: Case) -> None:
+    """One linehaul a route: serving one after a backhaul leaves the other route with backhauls
+    only, so no probe breaks the order rule alone."""
+    result = run_attack(Attacker.BACKHAUL_ORDER, vrpb.instance, vrpb.plus)
+    assert isinstance(result, AttackSkipped) and "linehaul_first alone" in result.reason
 
 
 def test_backhaul_order_refuses_a_plan_with_a_route_of_backhauls_only(vrpb: Case) -> None:
@@ -162,7 +176,7 @@ def test_split_pd_pair_needs_a_second_vehicle(pdp: Case) -> None:
     [
         ("cvrp", Attacker.REMOVE_CUSTOMER),
         ("cvrp", Attacker.SUBTOUR_CYCLE),
-        ("vrpb", Attacker.BACKHAUL_ORDER),
+        ("vrpb_mixed", Attacker.BACKHAUL_ORDER),
         ("pdp", Attacker.PRECEDENCE),
         ("pdp", Attacker.SPLIT_PD_PAIR),
     ],
