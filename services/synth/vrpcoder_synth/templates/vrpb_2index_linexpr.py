@@ -1,5 +1,6 @@
 """VRP with backhauls on a 2-index x[i,j] whose key list leaves out loops and every
-backhaul -> linehaul arc (that is how "deliveries before pickups" is modelled). Rows are built as
+backhaul -> linehaul arc and every depot -> backhaul arc (that is how "deliveries before pickups"
+and "every route starts with a delivery" are modelled). Rows are built as
 LinExpr objects in loops; two MTZ load chains (delivered goods over linehaul customers, collected
 goods over backhaul customers) bound each load by Q and break subtours inside either group; a
 mixed cycle would need a backhaul -> linehaul arc, which does not exist."""
@@ -34,7 +35,8 @@ def build_model():
     nodes = list(range(N))
     arcs = [(i, j) for i in nodes for j in nodes if i != j]
     # @omit backhaul
-    arcs = [(i, j) for (i, j) in arcs if not (i in B and j in L)]
+    # deliveries before pickups, and every route starts with a delivery (none serves backhauls only)
+    arcs = [(i, j) for (i, j) in arcs if not (i in B and j in L) and not (i == depot and j in B)]
     # @end backhaul
 
     m = gp.Model("vrpb")
@@ -67,8 +69,9 @@ def build_model():
         m.addConstr(into == 1, name=f"into[{c}]")
         m.addConstr(out == 1, name=f"out[{c}]")
     leaving = gp.LinExpr()
-    for j in CUSTOMERS:
-        leaving += x[depot, j]
+    for i, j in arcs:
+        if i == depot:
+            leaving += x[i, j]
     m.addConstr(leaving <= K, name="fleet")
 
     # delivered goods grow along linehaul arcs, collected goods along backhaul arcs

@@ -4,7 +4,8 @@ customers, passed through backhaul ones, gone by the return) and the pickups col
 up at backhaul customers, passed through linehaul ones, none at departure). Each flow is bounded by
 the vehicle size on used arcs, so linehaul and backhaul loads are limited separately. "Linehaul
 first" is written on the flows: nothing to deliver may remain once a backhaul customer is left, and
-nothing picked up may be on board on the way into a linehaul customer. Objective by x.prod."""
+nothing picked up may be on board on the way into a linehaul customer, and no route starts with a
+backhaul customer (so none serves backhauls only). Objective by x.prod."""
 
 import math
 
@@ -68,6 +69,8 @@ def build_model():
     # @omit backhaul
     m.addConstrs((deliver[b, j] == 0 for b in BACKHAUL for j in V if j != b), name="no_delivery_after_pickup")
     m.addConstrs((collect[i, l] == 0 for l in LINEHAUL for i in V if i != l), name="no_pickup_before_delivery")
+    # every route serves a linehaul customer first: none starts with a backhaul
+    m.addConstrs((x[depot, b, k] == 0 for b in BACKHAUL for k in range(K)), name="start_with_linehaul")
     # @end backhaul
 
     m.optimize()
