@@ -24,7 +24,7 @@ import os
 import random
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self, TypeAlias, TypeVar
@@ -208,6 +208,38 @@ def _lost_indices(results: Sequence[VerifyResult]) -> list[int]:
     return [i for i, r in enumerate(results) if r.state is JobState.LOST]
 
 
+@dataclass(frozen=True, slots=True)
+class _Send:
+    """Effect: send one HTTP request; the driver answers with the response (or throws the
+    ``httpx.TransportError`` it raised into the plan)."""
+
+    method: str
+    path: str
+    body: Mapping[str, Any]
+    headers: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Sleep:
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class _All:
+    """Effect: run several plans and answer with their results in order (the async driver runs
+    them concurrently, the blocking one in turn)."""
+
+    plans: tuple[Plan[Any], ...]
+
+
+_Effect: TypeAlias = "_Send | _Sleep | _All"
+T = TypeVar("T")
+Plan: TypeAlias = Generator[_Effect, Any, T]
+"""What one client operation does, as a generator of effects: the request/response logic (retries,
+re-registration, polling, lost jobs) is written once here, and each client only runs the effects
+with its own I/O (``VerifierClient._run``, ``AsyncVerifierClient._run``)."""
+
+
 class _Attempt:
     """The state of one request's retries: what failed last, and whether to try again."""
 
@@ -235,14 +267,10 @@ class _Attempt:
         return self.failed(f"HTTP {response.status_code}: {_detail(response)}", _retry_after(response))
 
 
-class _Common:
-    def __init__(
-        self,
-        base_url: str,
-        token: str | None,
-        retry: RetryPolicy,
-        poll: PollPolicy,
-    ) -> None:
+class _Protocol:
+    """The client's state and every operation as a ``Plan``; shared by both clients."""
+
+    def __init__(self, base_url: str, token: str | None, retry: RetryPolicy, poll: PollPolicy) -> None:
         self.base_url = base_url.rstrip("/")
         self.retry = retry
         self.poll = poll
@@ -260,10 +288,50 @@ class _Common:
             raise VerifierError(f"set {URL_ENV} (and {TOKEN_ENV}) to reach the verifier service")
         return url, os.environ.get(TOKEN_ENV)
 
-    def _remember(self, sample: BaseModel | Mapping[str, Any], sample_id: str) -> str:
-        self._registered[_local_key(sample)] = sample_id
-        self._samples[sample_id] = sample
-        return sample_id
+    # ---- requests ---------------------------------------------------------------------------------
+
+    def _request(self, method: str, path: str, json: Any = None, headers: Mapping[str, str] | None = None) -> Plan[httpx.Response]:
+        """One request, transient faults retried under the retry policy."""
+        attempt = _Attempt(self.retry, method, path)
+        body = _json_body(json)
+        sent = {**body.pop("headers", {}), **(headers or {})}
+        while True:
+            try:
+                outcome: httpx.Response | float | None = attempt.outcome((yield _Send(method, path, body, sent)))
+            except httpx.TransportError as exc:
+                outcome = attempt.failed(str(exc) or type(exc).__name__)
+            if isinstance(outcome, httpx.Response):
+                return outcome
+            if outcome is None:
+                raise VerifierUnavailable(attempt.failure)
+            yield _Sleep(outcome)
+
+    def _model(
+        self, model: type[ModelT], method: str, path: str, json: Any = None, headers: Mapping[str, str] | None = None
+    ) -> Plan[ModelT]:
+        response = yield from self._request(method, path, json, headers)
+        return model.model_validate_json(response.content)
+
+    def _healthy(self) -> Plan[bool]:
+        try:
+            response = yield _Send("GET", "/healthz", {}, {})
+        except httpx.HTTPError:
+            return False
+        return bool(response.status_code == 200)
+
+    def _ready(self) -> Plan[ReadyReport]:
+        response = yield _Send("GET", "/readyz", {}, {})
+        if response.status_code not in (200, 503):
+            _check(response)
+        return ReadyReport.model_validate_json(response.content)
+
+    # ---- samples ----------------------------------------------------------------------------------
+
+    def _register(self, sample: BaseModel | Mapping[str, Any]) -> Plan[str]:
+        registered = yield from self._model(SampleRegistered, "POST", "/v1/samples", _sample_payload(sample))
+        self._registered[_local_key(sample)] = registered.sample_id
+        self._samples[registered.sample_id] = sample
+        return registered.sample_id
 
     def _known(self, ref: SampleRef) -> str | None:
         """The id of ``ref`` if this client registered it, without asking the service."""
@@ -277,8 +345,120 @@ class _Common:
     def _sample_of(self, ref: SampleRef) -> BaseModel | Mapping[str, Any] | None:
         return self._samples.get(ref) if isinstance(ref, str) else ref
 
+    def _ids(self, refs: Sequence[SampleRef], *, force: bool = False) -> Plan[list[str]]:
+        """Service ids of ``refs``, registering what is new; ``force`` registers again every sample
+        this client holds (the service said it lost one)."""
+        ids: list[str] = []
+        again: dict[str, str] = {}
+        for ref in refs:
+            known = self._known(ref)
+            sample = self._sample_of(ref)
+            if known is not None and (not force or sample is None or known in again):
+                ids.append(again.get(known, known))
+                continue
+            assert sample is not None
+            fresh = yield from self._register(sample)
+            again[known or fresh] = fresh
+            ids.append(fresh)
+        return ids
 
-class VerifierClient(_Common):
+    # ---- jobs -------------------------------------------------------------------------------------
+
+    def _job(self, job_id: str) -> Plan[VerifyResult]:
+        return (yield from self._model(VerifyResult, "GET", f"/v1/jobs/{job_id}"))
+
+    def _poll(self, result: VerifyResult) -> Plan[VerifyResult]:
+        if result.done or result.job_id is None:
+            return result
+        try:
+            return (yield from self._job(result.job_id))
+        except VerifierHTTPError as exc:
+            if exc.status != 404:
+                raise
+            return _lost(result, exc)
+
+    def _wait(self, results: Sequence[VerifyResult], timeout: float | None = None) -> Plan[list[VerifyResult]]:
+        current = list(results)
+        deadline = time.monotonic() + (self.poll.timeout if timeout is None else timeout)
+        interval = self.poll.first
+        while any(not r.done for r in current) and time.monotonic() < deadline:
+            yield _Sleep(interval)
+            interval = min(self.poll.max_interval, interval * 2)
+            current = list((yield _All(tuple(self._poll(r) for r in current))))
+        return current
+
+    # ---- verification -----------------------------------------------------------------------------
+
+    def _verify(
+        self, candidate: str, sample: SampleRef, options: VerifyOptions | None, wait: float | None, until_done: bool
+    ) -> Plan[VerifyResult]:
+        result = yield from self._verify_once(candidate, sample, options, wait, until_done)
+        if until_done and result.state is JobState.LOST:
+            result = yield from self._verify_once(candidate, sample, options, wait, until_done)
+        return result
+
+    def _verify_once(
+        self, candidate: str, sample: SampleRef, options: VerifyOptions | None, wait: float | None, until_done: bool
+    ) -> Plan[VerifyResult]:
+        key = _idempotency()
+        try:
+            (sample_id,) = yield from self._ids([sample])
+            result = yield from self._post_one(candidate, sample_id, options, wait, key)
+        except VerifierHTTPError as exc:
+            if not _unknown_sample(exc) or not self._reregistrable([sample]):
+                raise
+            (sample_id,) = yield from self._ids([sample], force=True)
+            result = yield from self._post_one(candidate, sample_id, options, wait, key)
+        return (yield from self._wait([result]))[0] if until_done else result
+
+    def _post_one(
+        self, candidate: str, sample_id: str, options: VerifyOptions | None, wait: float | None, key: Mapping[str, str]
+    ) -> Plan[VerifyResult]:
+        payload = _single_payload(candidate, sample_id, options, wait)
+        return (yield from self._model(VerifyResult, "POST", "/v1/verify", payload, key))
+
+    def _verify_batch(
+        self, candidates: Sequence[str], samples: SampleRef | Sequence[SampleRef], options: VerifyOptions | None,
+        wait: float | None, until_done: bool,
+    ) -> Plan[list[VerifyResult]]:
+        if not candidates:
+            return []
+        refs = _per_candidate(samples, len(candidates))
+        results = yield from self._verify_batch_once(candidates, refs, options, wait, until_done)
+        lost = _lost_indices(results) if until_done else []
+        if lost:
+            again = yield from self._verify_batch_once(
+                [candidates[i] for i in lost], [refs[i] for i in lost], options, wait, True
+            )
+            for index, result in zip(lost, again, strict=True):
+                results[index] = result
+        return results
+
+    def _verify_batch_once(
+        self, candidates: Sequence[str], refs: Sequence[SampleRef], options: VerifyOptions | None,
+        wait: float | None, until_done: bool,
+    ) -> Plan[list[VerifyResult]]:
+        key = _idempotency()
+        try:
+            ids = yield from self._ids(refs)
+            batch = yield from self._post_batch(candidates, ids, options, wait, key)
+        except VerifierHTTPError as exc:
+            if not _unknown_sample(exc) or not self._reregistrable(refs):
+                raise
+            ids = yield from self._ids(refs, force=True)
+            batch = yield from self._post_batch(candidates, ids, options, wait, key)
+        results = list(batch.results)
+        return (yield from self._wait(results)) if until_done else results
+
+    def _post_batch(
+        self, candidates: Sequence[str], ids: Sequence[str], options: VerifyOptions | None, wait: float | None,
+        key: Mapping[str, str],
+    ) -> Plan[BatchResponse]:
+        payload = _batch_payload(candidates, ids, options, wait)
+        return (yield from self._model(BatchResponse, "POST", "/v1/verify/batch", payload, key))
+
+
+class VerifierClient(_Protocol):
     """Blocking client; one ``httpx.Client`` (connection pool) per instance."""
 
     def __init__(
@@ -308,86 +488,43 @@ class VerifierClient(_Common):
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self.close()
 
-    def _request(self, method: str, path: str, json: Any = None, headers: Mapping[str, str] | None = None) -> httpx.Response:
-        attempt = _Attempt(self.retry, method, path)
-        body = _json_body(json)
-        sent = {**body.pop("headers", {}), **(headers or {})}
+    def _run(self, plan: Plan[T]) -> T:
+        """Carry a plan out with blocking I/O."""
+        answer: Any = None
+        failure: BaseException | None = None
         while True:
             try:
-                outcome: httpx.Response | float | None = attempt.outcome(
-                    self._http.request(method, path, headers=sent, **body)
-                )
-            except httpx.TransportError as exc:
-                outcome = attempt.failed(str(exc) or type(exc).__name__)
-            if isinstance(outcome, httpx.Response):
-                return outcome
-            if outcome is None:
-                raise VerifierUnavailable(attempt.failure)
-            time.sleep(outcome)
-
-    def _model(
-        self, model: type[ModelT], method: str, path: str, json: Any = None, headers: Mapping[str, str] | None = None
-    ) -> ModelT:
-        return model.model_validate_json(self._request(method, path, json, headers).content)
+                effect = plan.throw(failure) if failure is not None else plan.send(answer)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+            answer, failure = None, None
+            if isinstance(effect, _Sleep):
+                time.sleep(effect.seconds)
+            elif isinstance(effect, _All):
+                answer = [self._run(inner) for inner in effect.plans]
+            else:
+                try:
+                    answer = self._http.request(effect.method, effect.path, headers=effect.headers, **effect.body)
+                except httpx.TransportError as exc:
+                    failure = exc
 
     def healthy(self) -> bool:
-        try:
-            return self._http.get("/healthz").status_code == 200
-        except httpx.HTTPError:
-            return False
+        return self._run(self._healthy())
 
     def ready(self) -> ReadyReport:
-        response = self._http.get("/readyz")
-        if response.status_code not in (200, 503):
-            _check(response)
-        return ReadyReport.model_validate_json(response.content)
+        return self._run(self._ready())
 
     def register_sample(self, sample: BaseModel | Mapping[str, Any]) -> str:
         """Register ``sample`` (POST /v1/samples) and return its id; the client keeps the sample."""
-        registered = self._model(SampleRegistered, "POST", "/v1/samples", _sample_payload(sample))
-        return self._remember(sample, registered.sample_id)
-
-    def _ids(self, refs: Sequence[SampleRef], *, force: bool = False) -> list[str]:
-        """Service ids of ``refs``, registering what is new; ``force`` registers again every sample
-        this client holds (the service said it lost one)."""
-        ids: list[str] = []
-        again: dict[str, str] = {}
-        for ref in refs:
-            known = self._known(ref)
-            sample = self._sample_of(ref)
-            if known is not None and (not force or sample is None or known in again):
-                ids.append(again.get(known, known))
-                continue
-            assert sample is not None
-            fresh = self.register_sample(sample)
-            again[known or fresh] = fresh
-            ids.append(fresh)
-        return ids
+        return self._run(self._register(sample))
 
     def job(self, job_id: str) -> VerifyResult:
-        return self._model(VerifyResult, "GET", f"/v1/jobs/{job_id}")
-
-    def _poll(self, result: VerifyResult) -> VerifyResult:
-        if result.done or result.job_id is None:
-            return result
-        try:
-            return self.job(result.job_id)
-        except VerifierHTTPError as exc:
-            if exc.status != 404:
-                raise
-            return _lost(result, exc)
+        return self._run(self._job(job_id))
 
     def wait(self, results: Sequence[VerifyResult], timeout: float | None = None) -> list[VerifyResult]:
         """Poll pending jobs until every result is done or ``timeout`` (default: the poll policy's)
         runs out; a job the service no longer knows comes back as ``JobState.LOST``."""
-        current = list(results)
-        deadline = time.monotonic() + (self.poll.timeout if timeout is None else timeout)
-        interval = self.poll.first
-        while any(not r.done for r in current) and time.monotonic() < deadline:
-            time.sleep(interval)
-            interval = min(self.poll.max_interval, interval * 2)
-            current = [self._poll(r) for r in current]
-        return current
+        return self._run(self._wait(results, timeout))
 
     def verify(
         self,
@@ -400,27 +537,7 @@ class VerifierClient(_Common):
     ) -> VerifyResult:
         """One candidate through POST /v1/verify; with ``until_done`` a 202 is polled to the end
         (and a job the service lost is submitted once more)."""
-        result = self._verify_once(candidate, sample, options, wait, until_done)
-        if until_done and result.state is JobState.LOST:
-            result = self._verify_once(candidate, sample, options, wait, until_done)
-        return result
-
-    def _verify_once(
-        self, candidate: str, sample: SampleRef, options: VerifyOptions | None, wait: float | None, until_done: bool
-    ) -> VerifyResult:
-        key = _idempotency()
-        try:
-            result = self._post_one(candidate, self._ids([sample])[0], options, wait, key)
-        except VerifierHTTPError as exc:
-            if not _unknown_sample(exc) or not self._reregistrable([sample]):
-                raise
-            result = self._post_one(candidate, self._ids([sample], force=True)[0], options, wait, key)
-        return self.wait([result])[0] if until_done else result
-
-    def _post_one(
-        self, candidate: str, sample_id: str, options: VerifyOptions | None, wait: float | None, key: Mapping[str, str]
-    ) -> VerifyResult:
-        return self._model(VerifyResult, "POST", "/v1/verify", _single_payload(candidate, sample_id, options, wait), key)
+        return self._run(self._verify(candidate, sample, options, wait, until_done))
 
     def verify_batch(
         self,
@@ -433,40 +550,12 @@ class VerifierClient(_Common):
     ) -> list[VerifyResult]:
         """Verdicts in candidate order; with ``until_done`` pending jobs are polled to the end (and
         jobs the service lost are submitted once more)."""
-        if not candidates:
-            return []
-        refs = _per_candidate(samples, len(candidates))
-        results = self._verify_batch_once(candidates, refs, options, wait, until_done)
-        lost = _lost_indices(results) if until_done else []
-        if lost:
-            again = self._verify_batch_once([candidates[i] for i in lost], [refs[i] for i in lost], options, wait, True)
-            for index, result in zip(lost, again, strict=True):
-                results[index] = result
-        return results
-
-    def _verify_batch_once(
-        self, candidates: Sequence[str], refs: Sequence[SampleRef], options: VerifyOptions | None,
-        wait: float | None, until_done: bool,
-    ) -> list[VerifyResult]:
-        key = _idempotency()
-        try:
-            batch = self._post_batch(candidates, self._ids(refs), options, wait, key)
-        except VerifierHTTPError as exc:
-            if not _unknown_sample(exc) or not self._reregistrable(refs):
-                raise
-            batch = self._post_batch(candidates, self._ids(refs, force=True), options, wait, key)
-        results = list(batch.results)
-        return self.wait(results) if until_done else results
-
-    def _post_batch(
-        self, candidates: Sequence[str], ids: Sequence[str], options: VerifyOptions | None, wait: float | None,
-        key: Mapping[str, str],
-    ) -> BatchResponse:
-        return self._model(BatchResponse, "POST", "/v1/verify/batch", _batch_payload(candidates, ids, options, wait), key)
+        return self._run(self._verify_batch(candidates, samples, options, wait, until_done))
 
 
-class AsyncVerifierClient(_Common):
-    """The same API for asyncio code (e.g. an async trainer loop); one ``httpx.AsyncClient`` per instance."""
+class AsyncVerifierClient(_Protocol):
+    """The same API for asyncio code (e.g. an async trainer loop); one ``httpx.AsyncClient`` per
+    instance. Its polls of many jobs run concurrently."""
 
     def __init__(
         self,
@@ -504,84 +593,42 @@ class AsyncVerifierClient(_Common):
     ) -> None:
         await self.aclose()
 
-    async def _request(
-        self, method: str, path: str, json: Any = None, headers: Mapping[str, str] | None = None
-    ) -> httpx.Response:
-        attempt = _Attempt(self.retry, method, path)
-        body = _json_body(json)
-        sent = {**body.pop("headers", {}), **(headers or {})}
+    async def _run(self, plan: Plan[T]) -> T:
+        """Carry a plan out with asyncio I/O."""
+        answer: Any = None
+        failure: BaseException | None = None
         while True:
             try:
-                outcome: httpx.Response | float | None = attempt.outcome(
-                    await self._http.request(method, path, headers=sent, **body)
-                )
-            except httpx.TransportError as exc:
-                outcome = attempt.failed(str(exc) or type(exc).__name__)
-            if isinstance(outcome, httpx.Response):
-                return outcome
-            if outcome is None:
-                raise VerifierUnavailable(attempt.failure)
-            await asyncio.sleep(outcome)
-
-    async def _model(
-        self, model: type[ModelT], method: str, path: str, json: Any = None, headers: Mapping[str, str] | None = None
-    ) -> ModelT:
-        return model.model_validate_json((await self._request(method, path, json, headers)).content)
+                effect = plan.throw(failure) if failure is not None else plan.send(answer)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+            answer, failure = None, None
+            if isinstance(effect, _Sleep):
+                await asyncio.sleep(effect.seconds)
+            elif isinstance(effect, _All):
+                answer = list(await asyncio.gather(*(self._run(inner) for inner in effect.plans)))
+            else:
+                try:
+                    answer = await self._http.request(effect.method, effect.path, headers=effect.headers, **effect.body)
+                except httpx.TransportError as exc:
+                    failure = exc
 
     async def healthy(self) -> bool:
-        try:
-            return (await self._http.get("/healthz")).status_code == 200
-        except httpx.HTTPError:
-            return False
+        return await self._run(self._healthy())
 
     async def ready(self) -> ReadyReport:
-        response = await self._http.get("/readyz")
-        if response.status_code not in (200, 503):
-            _check(response)
-        return ReadyReport.model_validate_json(response.content)
+        return await self._run(self._ready())
 
     async def register_sample(self, sample: BaseModel | Mapping[str, Any]) -> str:
         """Register ``sample`` (POST /v1/samples) and return its id; the client keeps the sample."""
-        registered = await self._model(SampleRegistered, "POST", "/v1/samples", _sample_payload(sample))
-        return self._remember(sample, registered.sample_id)
-
-    async def _ids(self, refs: Sequence[SampleRef], *, force: bool = False) -> list[str]:
-        ids: list[str] = []
-        again: dict[str, str] = {}
-        for ref in refs:
-            known = self._known(ref)
-            sample = self._sample_of(ref)
-            if known is not None and (not force or sample is None or known in again):
-                ids.append(again.get(known, known))
-                continue
-            assert sample is not None
-            fresh = await self.register_sample(sample)
-            again[known or fresh] = fresh
-            ids.append(fresh)
-        return ids
+        return await self._run(self._register(sample))
 
     async def job(self, job_id: str) -> VerifyResult:
-        return await self._model(VerifyResult, "GET", f"/v1/jobs/{job_id}")
-
-    async def _poll(self, result: VerifyResult) -> VerifyResult:
-        if result.done or result.job_id is None:
-            return result
-        try:
-            return await self.job(result.job_id)
-        except VerifierHTTPError as exc:
-            if exc.status != 404:
-                raise
-            return _lost(result, exc)
+        return await self._run(self._job(job_id))
 
     async def wait(self, results: Sequence[VerifyResult], timeout: float | None = None) -> list[VerifyResult]:
-        current = list(results)
-        deadline = time.monotonic() + (self.poll.timeout if timeout is None else timeout)
-        interval = self.poll.first
-        while any(not r.done for r in current) and time.monotonic() < deadline:
-            await asyncio.sleep(interval)
-            interval = min(self.poll.max_interval, interval * 2)
-            current = list(await asyncio.gather(*(self._poll(r) for r in current)))
-        return current
+        """As ``VerifierClient.wait``; the pending jobs are polled concurrently."""
+        return await self._run(self._wait(results, timeout))
 
     async def verify(
         self,
@@ -592,28 +639,8 @@ class AsyncVerifierClient(_Common):
         wait: float | None = None,
         until_done: bool = True,
     ) -> VerifyResult:
-        result = await self._verify_once(candidate, sample, options, wait, until_done)
-        if until_done and result.state is JobState.LOST:
-            result = await self._verify_once(candidate, sample, options, wait, until_done)
-        return result
-
-    async def _verify_once(
-        self, candidate: str, sample: SampleRef, options: VerifyOptions | None, wait: float | None, until_done: bool
-    ) -> VerifyResult:
-        key = _idempotency()
-        try:
-            result = await self._post_one(candidate, (await self._ids([sample]))[0], options, wait, key)
-        except VerifierHTTPError as exc:
-            if not _unknown_sample(exc) or not self._reregistrable([sample]):
-                raise
-            result = await self._post_one(candidate, (await self._ids([sample], force=True))[0], options, wait, key)
-        return (await self.wait([result]))[0] if until_done else result
-
-    async def _post_one(
-        self, candidate: str, sample_id: str, options: VerifyOptions | None, wait: float | None, key: Mapping[str, str]
-    ) -> VerifyResult:
-        payload = _single_payload(candidate, sample_id, options, wait)
-        return await self._model(VerifyResult, "POST", "/v1/verify", payload, key)
+        """As ``VerifierClient.verify``."""
+        return await self._run(self._verify(candidate, sample, options, wait, until_done))
 
     async def verify_batch(
         self,
@@ -624,37 +651,5 @@ class AsyncVerifierClient(_Common):
         wait: float | None = None,
         until_done: bool = True,
     ) -> list[VerifyResult]:
-        if not candidates:
-            return []
-        refs = _per_candidate(samples, len(candidates))
-        results = await self._verify_batch_once(candidates, refs, options, wait, until_done)
-        lost = _lost_indices(results) if until_done else []
-        if lost:
-            again = await self._verify_batch_once(
-                [candidates[i] for i in lost], [refs[i] for i in lost], options, wait, True
-            )
-            for index, result in zip(lost, again, strict=True):
-                results[index] = result
-        return results
-
-    async def _verify_batch_once(
-        self, candidates: Sequence[str], refs: Sequence[SampleRef], options: VerifyOptions | None,
-        wait: float | None, until_done: bool,
-    ) -> list[VerifyResult]:
-        key = _idempotency()
-        try:
-            batch = await self._post_batch(candidates, await self._ids(refs), options, wait, key)
-        except VerifierHTTPError as exc:
-            if not _unknown_sample(exc) or not self._reregistrable(refs):
-                raise
-            batch = await self._post_batch(candidates, await self._ids(refs, force=True), options, wait, key)
-        results = list(batch.results)
-        return await self.wait(results) if until_done else results
-
-    async def _post_batch(
-        self, candidates: Sequence[str], ids: Sequence[str], options: VerifyOptions | None, wait: float | None,
-        key: Mapping[str, str],
-    ) -> BatchResponse:
-        return await self._model(
-            BatchResponse, "POST", "/v1/verify/batch", _batch_payload(candidates, ids, options, wait), key
-        )
+        """As ``VerifierClient.verify_batch``."""
+        return await self._run(self._verify_batch(candidates, samples, options, wait, until_done))

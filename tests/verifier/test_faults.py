@@ -9,6 +9,7 @@ stacks share), so killing and restarting parts cannot disturb anything else.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import threading
@@ -25,7 +26,7 @@ from vrpcoder.verification import VerifyConfig, verify
 from vrpcoder_client.client import AsyncVerifierClient, PollPolicy, VerifierClient
 from vrpcoder_client.reward import make_verifier_reward
 from vrpcoder_verifier.health import sandbox_report
-from vrpcoder_verifier.queue import ItemSpec, enqueue, make_queue, new_id, notify_key
+from vrpcoder_verifier.queue import BatchKeys, ItemSpec, enqueue, make_queue, new_id, notify_key
 from vrpcoder_verifier.schemas import JobState, VerifyOptions, VerifyResult
 from vrpcoder_verifier.stack import LocalStack, RedisServer, purge, stack_settings
 
@@ -537,26 +538,26 @@ def test_a_job_whose_worker_died_gives_none_in_the_reward_never_a_score(
         )
         call.start()
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not _running_item(stack):
+        while time.monotonic() < deadline and not _running_item(stack, "time.sleep(30.0)"):
             time.sleep(0.05)
-        _kill(stack.worker_processes[_worker_running(stack, _running_item(stack) or "")])
+        _kill(stack.worker_processes[_worker_running(stack, _running_item(stack, "time.sleep(30.0)") or "")])
         call.join(timeout=90)
         assert not call.is_alive()
     assert rewards[0] is None and rewards[1:] == [pytest.approx(1.0)] * 3
     assert reward.stats.none_by_reason == {"job_failed": 1} and reward.stats.scored == 3
 
 
-def _running_item(stack: LocalStack) -> str | None:
-    """An item id some drain has taken (the slow one: the golds are verified in a second or two,
-    but it is the first of its batch and the others wait behind it on its drain)."""
-    client = redis.Redis.from_url(stack.settings.redis_url, decode_responses=True)
+def _running_item(stack: LocalStack, marker: str) -> str | None:
+    """The id of a taken (running) item whose candidate contains ``marker``."""
+    settings = stack.settings
+    client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
     try:
-        for entry in client.zrange(f"rq:wip:{stack.settings.queue_name}", 0, -1):
-            drain_id = str(entry).partition(":")[0]
-            for key in client.scan_iter(stack.settings.key("batch", "*", "taken", drain_id)):
-                taken = client.lrange(key, 0, -1)
-                if taken:
-                    return str(taken[0])
+        for key in client.scan_iter(settings.key("batch", "*", "taken", "*")):
+            for item_id in client.lrange(key, 0, -1):
+                token = client.get(settings.key("item", str(item_id)))
+                wire = None if token is None else client.hget(BatchKeys.of(settings, str(token)).items, str(item_id))
+                if wire is not None and marker in json.loads(str(wire))["candidate"]:
+                    return str(item_id)
         return None
     finally:
         client.close()
