@@ -10,10 +10,10 @@
 #
 # Needs `make install` (the .venv, redis-server, bubblewrap) and the trainer's [vllm] extra on the
 # GPU host: .venv/bin/pip install './services/trainer[vllm]'. Without CUDA it exits 3 after
-# checking its configs. Module: services/trainer/vrpcoder_trainer/gpu_check.py.
+# checking its configs. Module: services/trainer/vrpcoder_loop.gpu_check.py.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON="${PYTHON:-$ROOT/.venv/bin/python}"
 [[ -x "$PYTHON" ]] || { echo "error: $PYTHON not found: run 'make install' first (or set PYTHON)" >&2; exit 2; }
 export PATH="$(dirname "$PYTHON"):$PATH"
-exec "$PYTHON" -m vrpcoder_trainer.gpu_check "$@"
+exec "$PYTHON" -m vrpcoder_loop.gpu_check "$@"

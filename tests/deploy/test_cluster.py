@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 import kubernetes_validate
 import pytest
 import yaml
-from vrpcoder_verifier.queue import backlog_key
+from vrpcoder_verifier.jobs import backlog_key
 from vrpcoder_verifier.settings import Settings
 
 from tests.deploy import pod_security

@@ -26,7 +26,8 @@ from vrpcoder.verification import VerifyConfig, verify
 from vrpcoder_client.client import AsyncVerifierClient, PollPolicy, VerifierClient
 from vrpcoder_client.reward import make_verifier_reward
 from vrpcoder_verifier.health import sandbox_report
-from vrpcoder_verifier.queue import BatchKeys, ItemSpec, enqueue, make_queue, new_id, notify_key
+from vrpcoder_verifier.jobs import BatchKeys, ItemSpec, make_queue, new_id, notify_key
+from vrpcoder_verifier.queue import enqueue
 from vrpcoder_verifier.schemas import JobState, VerifyOptions, VerifyResult
 from vrpcoder_verifier.stack import LocalStack, RedisServer, purge, stack_settings
 

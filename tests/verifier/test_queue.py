@@ -10,24 +10,20 @@ import pytest
 import redis
 from rq.job import Job
 from vrpcoder.verification import VerifyConfig
-from vrpcoder_verifier.queue import (
+from vrpcoder_verifier.jobs import (
     FAILED_BATCHES_FIELD,
     BatchKeys,
     ItemSpec,
     JobNotice,
     backlog_key,
-    enqueue,
-    hand_over,
-    join_waiting_batch,
     job_record_key,
     make_queue,
     new_id,
     notify_key,
     open_batches_key,
-    prune_stale,
-    publish,
     stats_key,
 )
+from vrpcoder_verifier.queue import enqueue, hand_over, join_waiting_batch, prune_stale, publish
 from vrpcoder_verifier.settings import Settings
 from vrpcoder_verifier.stack import purge, stack_settings
 

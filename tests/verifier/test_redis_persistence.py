@@ -10,7 +10,8 @@ from typing import Any
 import redis
 import yaml
 from vrpcoder.verification import VerifyConfig
-from vrpcoder_verifier.queue import BatchKeys, ItemSpec, backlog_key, enqueue, make_queue, new_id, notify_key
+from vrpcoder_verifier.jobs import BatchKeys, ItemSpec, backlog_key, make_queue, new_id, notify_key
+from vrpcoder_verifier.queue import enqueue
 from vrpcoder_verifier.stack import REDIS_PERSISTENCE, RedisServer, stack_settings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,8 @@ from vrpcoder_verifier.cache import CachedVerdict, cache_key, cacheable
 from vrpcoder_client.client import RetryPolicy, VerifierClient, VerifierHTTPError, VerifierUnavailable
 from vrpcoder_verifier.api.core.limits import ECHO_CHARS, NonFinite, brief, loads_finite
 from vrpcoder_verifier.api.core.metrics import JobOutcomes
-from vrpcoder_verifier.queue import ItemSpec, drains_for, infrastructure_verdict, text_fault
+from vrpcoder_verifier.jobs import ItemSpec
+from vrpcoder_verifier.queue import drains_for, infrastructure_verdict, text_fault
 from vrpcoder_verifier.schemas import (
     BatchRequest,
     BatchResponse,

@@ -8,7 +8,7 @@ real model does (``vrpcoder_trainer.models``).
 
 (A LLaMA config rather than Qwen2: transformers 5 rebuilds a Qwen2 checkpoint's tokenizer with
 Qwen's own pre-tokenizer, whereas a LLaMA checkpoint keeps the tokenizer saved with it. A Qwen3
-checkpoint keeps it too, which is what the GPU check builds: tests/trainer/test_gpu_check.py.)
+checkpoint keeps it too, which is what the GPU check builds: tests/loop/test_gpu_check.py.)
 
 The tokenizer's pre-tokenizer splits only where a line ends right before a code fence: BPE merges
 may then span many lines of a gold script, so a 10,000-character script becomes a handful of tokens

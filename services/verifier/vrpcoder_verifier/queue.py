@@ -45,14 +45,12 @@ import json
 import logging
 import threading
 import time
-import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 
 import redis
-from pydantic import BaseModel, ConfigDict
 from rq import Callback, Queue, Retry, get_current_job
 from rq.exceptions import AbandonedJobError
 from rq.executions import Execution
@@ -65,8 +63,27 @@ from vrpcoder.verification import Verdict, VerifyConfig
 
 from vrpcoder_verifier.cache import SampleStore, cacheable, verdict_key
 from vrpcoder_verifier.executors import Executor, build_executor, infrastructure_verdict, text_fault, verify_candidate
+from vrpcoder_verifier.jobs import (
+    alive_key,
+    as_text,
+    backlog_key,
+    BatchKeys,
+    DrainSpec,
+    FAILED_BATCHES_FIELD,
+    FAILED_DRAINS_FIELD,
+    FAILED_FIELD,
+    item_batch_key,
+    ItemSpec,
+    job_record_key,
+    JobNotice,
+    new_id,
+    open_batches_key,
+    request_key,
+    running_key,
+    stats_key,
+    VERDICT_FIELD_PREFIX,
+)
 from vrpcoder_verifier.logs import log_event
-from vrpcoder_verifier.schemas import JobState, VerifyResult
 from vrpcoder_verifier.settings import Settings
 
 __all__ = ["infrastructure_verdict", "text_fault"]
@@ -76,138 +93,8 @@ _FINISHED_JOB_TTL_SECONDS = 60
 """How long rq keeps a finished job. Nothing reads it (each item's record is the result), but deleting
 it at once (``result_ttl=0``) costs rq more round trips than letting it expire."""
 
-FAILED_FIELD = "failed"
-"""Field of the stats hash counting items that ended without a verdict."""
-VERDICT_FIELD_PREFIX = "verdict:"
-"""Fields ``verdict:<error kind>`` of the stats hash (``none`` for a clean pass or fail)."""
-FAILED_DRAINS_FIELD = "drains_failed"
-"""Field of the stats hash counting drains that failed: rq gave up on them, or they could not read
-their batch's configuration."""
-FAILED_BATCHES_FIELD = "batches_failed"
-"""Field of the stats hash counting batches whose waiting items were failed whole (a configuration
-no drain can read, or the hand-over budget spent)."""
 
 logger = logging.getLogger("vrpcoder_verifier.worker")
-
-
-class JobNotice(BaseModel):
-    """How one item ended: a verdict, or a failure without one. ``job_id`` is the item's public id."""
-
-    model_config = ConfigDict(frozen=True)
-
-    job_id: str
-    verdict: Verdict | None = None
-    failure: str | None = None
-    latency: float = 0.0
-    """Seconds from enqueue to the end of the item."""
-
-    def result(self) -> VerifyResult:
-        state = JobState.FINISHED if self.verdict is not None else JobState.FAILED
-        return VerifyResult(job_id=self.job_id, state=state, verdict=self.verdict, failure=self.failure)
-
-
-@dataclass(frozen=True, slots=True)
-class ItemSpec:
-    """One candidate of a batch. ``id`` is what the client sees as its job id and polls GET /v1/jobs with."""
-
-    id: str
-    candidate: str
-    sample_id: str
-    cache_key: str
-
-    def wire(self) -> dict[str, str]:
-        return {"id": self.id, "candidate": self.candidate, "sample_id": self.sample_id, "cache_key": self.cache_key}
-
-
-def new_id() -> str:
-    return uuid.uuid4().hex
-
-
-def notify_key(settings: Settings, token: str) -> str:
-    return settings.key("notify", token)
-
-
-def job_record_key(settings: Settings, item_id: str) -> str:
-    return settings.key("job", item_id)
-
-
-def item_batch_key(settings: Settings, item_id: str) -> str:
-    """Which batch an item belongs to, so GET /v1/jobs can tell a pending item from an unknown id."""
-    return settings.key("item", item_id)
-
-
-def stats_key(settings: Settings) -> str:
-    """Hash of counts of how items ended (``failed``, ``verdict:<kind>``) and of failed drains and
-    batches, written as each one ends."""
-    return settings.key("stats")
-
-
-def backlog_key(settings: Settings) -> str:
-    """Sorted set of every item accepted and not yet ended (waiting or running), scored by when it
-    was accepted: what an autoscaler reads (KEDA's ``redis`` trigger, ``listName`` this key)."""
-    return settings.key("backlog")
-
-
-def running_key(settings: Settings) -> str:
-    """Sorted set of the items a drain has taken and not yet published, scored by when."""
-    return settings.key("running")
-
-
-def open_batches_key(settings: Settings) -> str:
-    """Sorted set of batches that may still have items waiting, by when they were enqueued: where
-    an idle worker looks for a batch to join."""
-    return settings.key("open-batches")
-
-
-def request_key(settings: Settings, idempotency_key: str) -> str:
-    """The items a request made, by its ``Idempotency-Key``: a retried request gets the same jobs."""
-    return settings.key("request", idempotency_key)
-
-
-def alive_key(settings: Settings, worker_name: str) -> str:
-    return settings.key("alive", worker_name)
-
-
-def alive_index_key(settings: Settings) -> str:
-    """Sorted set of worker names by last heartbeat: the alive keys to read, found without a SCAN."""
-    return settings.key("alive-index")
-
-
-@dataclass(frozen=True, slots=True)
-class BatchKeys:
-    """Where a batch's items wait: ids in request order (``todo``), their specs by id (``items``),
-    per drain job the ids it has taken and not yet published (``taken``), what a fresh drain needs
-    (``drain``: configuration, notice list, timeout), and how many hand-overs in a row found no
-    item ended since the last (``stalls``). All of them go when the batch's last item ends."""
-
-    token: str
-    todo: str
-    items: str
-    drain: str
-    stalls: str
-    prefix: str
-
-    @classmethod
-    def of(cls, settings: Settings, token: str) -> BatchKeys:
-        prefix = settings.key("batch", token)
-        return cls(token=token, todo=f"{prefix}:todo", items=f"{prefix}:items", drain=f"{prefix}:drain",
-                   stalls=f"{prefix}:stalls", prefix=prefix)
-
-    def taken(self, drain_id: str) -> str:
-        return f"{self.prefix}:taken:{drain_id}"
-
-
-class DrainSpec(BaseModel):
-    """What any drain of a batch runs with; stored with the batch so a joining worker can start one."""
-
-    model_config = ConfigDict(frozen=True)
-
-    config: str
-    """The batch's ``VerifyConfig`` as JSON (read by each drain, so a bad one fails only its batch)."""
-    notify: str
-    timeout: int
-    enqueued: float
-    """When the batch was accepted (epoch seconds): items' latencies count from here."""
 
 
 _TAKE_SCRIPT = """
@@ -244,10 +131,6 @@ return 0
 """Record, count, cache and announce how an item ended, strike it off its drain, the backlog and
 the running set, and clear its batch's keys when it was the last: atomically, and only the first
 time (the record is written only if absent), so a publish repeated after a lost reply counts once."""
-
-
-def make_queue(connection: redis.Redis, settings: Settings) -> Queue:
-    return Queue(settings.queue_name, connection=connection, serializer=JSONSerializer)
 
 
 @dataclass
@@ -293,10 +176,6 @@ def _current_context() -> WorkerContext:
 
 def verdict_kind(verdict: Verdict) -> str:
     return verdict.error.kind.value if verdict.error is not None else "none"
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def publish(
@@ -391,7 +270,7 @@ def _finish_taken(
     """Run the items on this drain's taken list that have no record: those a re-run drain held when
     its worker died, and one a take repeated after a lost reply left behind."""
     taken = keys.taken(drain_id)
-    held = [_text(raw) for raw in connection.lrange(taken, 0, -1)]
+    held = [as_text(raw) for raw in connection.lrange(taken, 0, -1)]
     if not held:
         return
     todo = set(unrecorded(connection, context.settings, held))
@@ -441,7 +320,7 @@ def drain(token: str, config: str, notify: str, enqueued: float | None = None) -
         got = take(keys=[keys.todo, taken, keys.items, running_key(settings)], args=[time.time()])
         if not got:
             break
-        item_id, raw = _text(got[0]), got[1]
+        item_id, raw = as_text(got[0]), got[1]
         _run_one(context, connection, item_id, raw, verify_config, spec, keys, job.id)
     _finish_taken(context, connection, keys, job.id, verify_config, spec)
     if context.stopping.is_set():
@@ -456,7 +335,7 @@ def fail_batch(connection: redis.Redis, settings: Settings, keys: BatchKeys, not
         pipe.lrange(keys.todo, 0, -1)
         pipe.delete(keys.todo)
         waiting, _ = pipe.execute()
-    ids = [_text(raw) for raw in waiting]
+    ids = [as_text(raw) for raw in waiting]
     for item_id in ids:
         publish(connection, settings, notify, JobNotice(job_id=item_id, failure=reason), keys)
     if ids:
@@ -517,7 +396,7 @@ def on_job_failure(
     connection.hincrby(stats_key(settings), FAILED_DRAINS_FIELD, 1)
     failure = describe_failure(exc_type, exc_value)
     taken = keys.taken(job.id)
-    ids = [_text(raw) for raw in connection.lrange(taken, 0, -1)]
+    ids = [as_text(raw) for raw in connection.lrange(taken, 0, -1)]
     for item_id in unrecorded(connection, settings, ids):
         publish(connection, settings, notify, JobNotice(job_id=item_id, failure=failure), keys, drain_id=job.id)
         log_event(logger, "job failed", logging.WARNING, job=item_id, verdict="failed", reward=None, failure=failure)
@@ -603,7 +482,7 @@ def join_waiting_batch(connection: redis.Redis, queue: Queue, settings: Settings
     """
     if connection.llen(queue.key):
         return None
-    tokens = [_text(raw) for raw in connection.zrange(open_batches_key(settings), 0, scan - 1)]
+    tokens = [as_text(raw) for raw in connection.zrange(open_batches_key(settings), 0, scan - 1)]
     if not tokens:
         return None
     with connection.pipeline(transaction=False) as pipe:
@@ -639,33 +518,17 @@ def prune_stale(connection: redis.Redis, settings: Settings) -> None:
         pipe.execute()
 
 
-def lookup_job(connection: redis.Redis, settings: Settings, job_id: str) -> VerifyResult | None:
-    """An item's state: from its record once it has ended; queued while its id waits in its batch's
-    list, running once a drain has taken it; None for an id that is not ours (or has expired)."""
-    with connection.pipeline(transaction=False) as pipe:
-        pipe.get(job_record_key(settings, job_id))
-        pipe.get(item_batch_key(settings, job_id))
-        raw, token = pipe.execute()
-    if raw is not None:
-        return JobNotice.model_validate_json(raw).result()
-    if token is None:
-        return None
-    todo = BatchKeys.of(settings, _text(token)).todo
-    waiting = connection.lpos(todo, job_id) is not None
-    return VerifyResult(job_id=job_id, state=JobState.QUEUED if waiting else JobState.RUNNING)
-
-
 def _abandon(connection: redis.Redis, queue: Queue, is_gone: Callable[[str], bool]) -> list[str]:
     """Hand the started drains whose worker ``is_gone(name)`` to rq's abandoned-job handling."""
     registry = queue.started_job_registry
     registry.death_penalty_class = TimerDeathPenalty  # the reaper runs in threads, where SIGALRM is unusable
     dead: list[str] = []
     for raw in connection.zrange(registry.key, 0, -1):
-        entry = _text(raw)
+        entry = as_text(raw)
         job_id, _, execution_id = entry.partition(":")
         execution_key = Execution(id=execution_id, job_id=job_id, connection=connection).key
         worker = connection.hget(execution_key, "worker_name")
-        if worker is not None and is_gone(_text(worker)):
+        if worker is not None and is_gone(as_text(worker)):
             dead.append(entry)
     if not dead:
         return []

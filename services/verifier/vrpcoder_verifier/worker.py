@@ -34,13 +34,11 @@ from rq.serializers import JSONSerializer
 from vrpcoder_verifier.executors import InProcessExecutor, NoSandboxError, build_executor, executor_report
 from vrpcoder_verifier.health import probe_licence, sandbox_report
 from vrpcoder_verifier.logs import configure_logging
+from vrpcoder_verifier.jobs import alive_index_key, alive_key, make_queue
 from vrpcoder_verifier.queue import (
     WorkerContext,
-    alive_index_key,
-    alive_key,
     install_context,
     join_waiting_batch,
-    make_queue,
     reap_abandoned,
     release_own,
 )

@@ -41,7 +41,7 @@ from vrpcoder_verifier.api.routes import api_router, health
 from vrpcoder_verifier.api.service import LimitExceeded, ShuttingDown, UnknownSample, VerifierService
 from vrpcoder_verifier.health import LicenceKind, probe_licence, sandbox_report
 from vrpcoder_verifier.logs import configure_logging
-from vrpcoder_verifier.queue import make_queue
+from vrpcoder_verifier.jobs import make_queue
 from vrpcoder_verifier.settings import Settings
 
 

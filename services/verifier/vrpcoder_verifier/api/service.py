@@ -35,24 +35,21 @@ from vrpcoder.verification import VerifyConfig
 from vrpcoder_verifier.api.core.metrics import JobOutcomes, Metrics
 from vrpcoder_verifier.cache import AsyncResultCache, CachedVerdict, SampleStore, cache_key
 from vrpcoder_verifier.health import LicenceKind, is_ready
-from vrpcoder_verifier.queue import (
+from vrpcoder_verifier.jobs import (
     ItemSpec,
     JobNotice,
     alive_index_key,
     alive_key,
     backlog_key,
-    drains_for,
-    enqueue,
     job_record_key,
     lookup_job,
     new_id,
     notify_key,
-    prune_stale,
-    reap_abandoned,
     request_key,
     running_key,
     stats_key,
 )
+from vrpcoder_verifier.queue import drains_for, enqueue, prune_stale, reap_abandoned
 from vrpcoder_verifier.schemas import (
     BatchRequest,
     JobState,

@@ -19,7 +19,12 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.metrics_core import CounterMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from vrpcoder_verifier.queue import FAILED_BATCHES_FIELD, FAILED_DRAINS_FIELD, FAILED_FIELD, VERDICT_FIELD_PREFIX
+from vrpcoder_verifier.jobs import (
+    FAILED_BATCHES_FIELD,
+    FAILED_DRAINS_FIELD,
+    FAILED_FIELD,
+    VERDICT_FIELD_PREFIX,
+)
 
 
 def _text(value: bytes | str) -> str:

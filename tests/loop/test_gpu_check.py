@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from vrpcoder_trainer.gpu_check import CONFIGS, EXIT_NO_GPU, StepTimes, plan, sft_plan
+from vrpcoder_loop.gpu_check import CONFIGS, EXIT_NO_GPU, StepTimes, plan, sft_plan
 from vrpcoder_trainer.tiny import TinyModelSpec, build_tiny_model, train_tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]

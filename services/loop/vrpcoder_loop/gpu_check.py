@@ -209,7 +209,7 @@ def _wait_http(url: str, seconds: float, process: subprocess.Popen[bytes]) -> No
 
 def _child(mode: str, args: argparse.Namespace, url: str, token: str, devices: str) -> dict[str, Any]:
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": devices, "VRPCODER_VERIFIER_TOKEN": token}
-    command = [sys.executable, "-m", "vrpcoder_trainer.gpu_check", "--mode", mode, "--out", str(args.out),
+    command = [sys.executable, "-m", "vrpcoder_loop.gpu_check", "--mode", mode, "--out", str(args.out),
                "--steps", str(args.steps), "--verifier-url", url, *(["--cpu"] if args.cpu else [])]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     (args.out / f"{mode}.log").write_text(done.stdout + done.stderr)
