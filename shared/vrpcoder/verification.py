@@ -120,14 +120,14 @@ def _judge_probes(
     answers: dict[int, InjResult] = {}
     controls: dict[int, InjResult] = {}
     costs: dict[int, CostCheck] = {}
+    ask = _Asker(built, instance, xvar, node_map, config, isolate)
     for query in _query_plan(sample, askable):
         probe = sample.probes[query.index]
-        ask = _Asker(built, instance, xvar, node_map, config, isolate)
         if query.encoding is None and probe.label is Label.FEASIBLE and config.check_costs:
             if unpriceable is None:
                 answers[query.index], costs[query.index] = _ask_and_price(ask, probe, config.diff_tolerance)
                 continue
-            costs[query.index] = CostCheck(probe=probe.name, objective=None, price=None, passed=False, judged=False, detail=unpriceable)
+            costs[query.index] = _unjudged_cost(probe, plan_price(instance, probe.solution), 0.0, unpriceable)
         (answers if query.encoding is None else controls)[query.index] = ask(probe, query.encoding)
     results = [
         _probe_result(probe, answers[i], controls.get(i)) if i in answers else _unjudgeable(probe)
