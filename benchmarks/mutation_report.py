@@ -13,7 +13,7 @@ or doubled, earliness priced, lateness at departure, vehicle rates and fixed cos
 return leg of open routes) under DIFF / DIFF+INJ / DIFF+INJ+cost. Exit status 1 if a
 non-equivalent omission or relaxation is caught on no sample of its grid point.
 
-    .venv/bin/python benchmarks/mutation_report.py [--points 2] [--variants CVRP VRPHTW ...]
+    .venv/bin/python benchmarks/mutation_report.py [--points 2] [--variants CVRP VRPHTW ...] [--kinds cost relax]
 
 The script only uses names that existed before issue 19 as well (the cost columns read the newer
 fields where they exist and fall back to DIFF+INJ), so the same file measures the old code (run it
@@ -71,7 +71,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--points", type=int, default=2, help="(profile, seed) points per variant")
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS))
+    parser.add_argument("--kinds", nargs="+", default=[k.value for k in MutantKind], choices=[k.value for k in MutantKind],
+                        help="mutant kinds to run (default: all)")
     args = parser.parse_args()
+    chosen = [MutantKind(k) for k in args.kinds]
 
     jobs = []
     for variant in args.variants:
@@ -92,14 +95,14 @@ def main() -> int:
             for (name, family), found in report.sources().items():
                 sources[(name, family.value)] |= set(found)
         instances = [s.instance for s in samples]
-        applied = [r for r in mutation_rules(variant) if any(r.apply(s.gold_code, s) is not None for s in samples)]
+        applied = [r for r in mutation_rules(variant, chosen) if any(r.apply(s.gold_code, s) is not None for s in samples)]
         equivalent = {r.name for r in applied if is_equivalent(r, instances)}
         for rule in applied:
             if rule.name in equivalent:
                 equivalents[variant].add(f"{rule.name} at p{profile} s{seed} ({_reason(rule, instances)})")
         caught_somewhere: dict[str, bool] = defaultdict(bool)
         for sample in samples:
-            for result in run_mutants([sample]):
+            for result in run_mutants([sample], kinds=chosen):
                 family = result.family.value if result.family else "-"
                 tally = tallies[(variant, family, result.kind)]
                 if result.name in equivalent:
