@@ -783,6 +783,9 @@ class _SavedState:
     objectives: tuple[_ObjectiveN, ...] = ()
     """A multi-objective model's objectives (empty for a single one): INJ asks only whether the
     fixed routes are feasible, so they are set aside for the query and put back afterwards."""
+    piecewise: tuple[tuple[gp.Var, tuple[tuple[float, float], ...]], ...] = ()
+    """Piecewise-linear objective terms (``setPWLObj``; lateness priced on a start time, say):
+    ``setObjective`` drops them all, so they are read here and set again after the query."""
 
     @classmethod
     def capture(cls, model: gp.Model) -> _SavedState:
@@ -794,7 +797,13 @@ class _SavedState:
             objectives = tuple(_ObjectiveN.capture(model, i, variables) for i in range(int(model.NumObj)))
             model.Params.ObjNumber = number
             return cls(objective=gp.LinExpr(), sense=int(model.ModelSense), params=params, objectives=objectives)
-        return cls(objective=model.getObjective(), sense=int(model.ModelSense), params=params)
+        model.update()
+        piecewise: tuple[tuple[gp.Var, tuple[tuple[float, float], ...]], ...] = ()
+        if int(model.NumPWLObjVars) > 0:
+            piecewise = tuple(
+                (var, tuple(points)) for var in model.getVars() if (points := model.getPWLObj(var))
+            )
+        return cls(objective=model.getObjective(), sense=int(model.ModelSense), params=params, piecewise=piecewise)
 
     def restore(self, model: gp.Model) -> None:
         if self.objectives:
@@ -806,6 +815,8 @@ class _SavedState:
             model.ModelSense = self.sense
         else:
             model.setObjective(self.objective, self.sense)
+            for var, points in self.piecewise:
+                model.setPWLObj(var, [x for x, _ in points], [y for _, y in points])
         for name, value in self.params.items():
             model.setParam(name, value)
 
