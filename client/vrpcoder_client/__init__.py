@@ -27,6 +27,7 @@ from vrpcoder_client.reward import (
 )
 from vrpcoder_client.schemas import BatchResponse, JobState, ReadyReport, VerifyOptions, VerifyResult, json_digest
 from vrpcoder_client.verdicts import (
+    CostCheck,
     ErrorKind,
     Family,
     InjVerdict,
@@ -41,6 +42,7 @@ __all__ = [
     "CODE_SYSTEM_PROMPT",
     "AsyncVerifierClient",
     "BatchResponse",
+    "CostCheck",
     "ErrorKind",
     "Family",
     "InjVerdict",

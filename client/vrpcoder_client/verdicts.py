@@ -228,12 +228,15 @@ class RewardWeights(BaseModel):
 
     ``diff'`` is DIFF's credit: the objective matches the reference *and*, with
     ``optimum_gates_diff`` (the default), the plan the candidate's own model settles on is one the
-    checker accepts. A model that reaches the reference cost with a plan breaking a rule has not
-    found the optimum of the problem it was asked to model, so its objective earns nothing; the
-    optimum check adds no weight of its own, and the paper's three weights keep their meaning.
-    ``optimum_gates_diff=False`` gives the paper's reward exactly (the optimum check is then only
-    reported). The no-injection ablation is ``RewardWeights(inj=0.0)``: the same verdicts, another
-    reward. Weights are finite and non-negative: a negative one would pay for failing a check.
+    checker accepts, *and*, with ``cost_gates_diff`` (the default), the model prices every judged
+    feasible probe as the checker does (cost injection). A model that reaches the reference cost
+    with a plan breaking a rule, or with an objective that prices plans otherwise, has not found
+    the optimum of the problem it was asked to model (its match is a coincidence of this instance),
+    so its objective earns nothing. Neither check adds a weight of its own, so the paper's three
+    weights keep their meaning; ``RewardWeights.paper()`` (both gates off) gives the paper's reward
+    exactly, the checks then only reported. The no-injection ablation is ``RewardWeights(inj=0.0)``:
+    the same verdicts, another reward. Weights are finite and non-negative: a negative one would pay for
+    failing a check.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -242,6 +245,12 @@ class RewardWeights(BaseModel):
     diff: NonNegativeFloat = 0.5
     inj: NonNegativeFloat = 0.3
     optimum_gates_diff: bool = True
+    cost_gates_diff: bool = True
+
+    @classmethod
+    def paper(cls) -> RewardWeights:
+        """The paper's reward: 0.2 / 0.5 / 0.3, DIFF's credit from DIFF alone."""
+        return cls(optimum_gates_diff=False, cost_gates_diff=False)
 
 
 REWARD_DECIMALS = 6
@@ -249,10 +258,17 @@ REWARD_DECIMALS = 6
 
 
 def reward(
-    build: bool, diff: bool, inj_fraction: float, weights: RewardWeights, *, optimum_ok: bool = True
+    build: bool,
+    diff: bool,
+    inj_fraction: float,
+    weights: RewardWeights,
+    *,
+    optimum_ok: bool = True,
+    cost_ok: bool = True,
 ) -> float:
-    """The reward of a verdict's facts (``optimum_ok``: the optimum check did not reject the plan)."""
-    credit = diff and (optimum_ok or not weights.optimum_gates_diff)
+    """The reward of a verdict's facts (``optimum_ok``: the optimum check did not reject the plan;
+    ``cost_ok``: no judged cost check failed)."""
+    credit = diff and (optimum_ok or not weights.optimum_gates_diff) and (cost_ok or not weights.cost_gates_diff)
     value = weights.build * build + weights.diff * credit + weights.inj * inj_fraction
     return round(value, REWARD_DECIMALS)
 
@@ -357,6 +373,78 @@ class OptimumCheck(BaseModel):
         return tuple(sorted({v.family for v in self.violations}, key=order.__getitem__))
 
 
+class PriceKind(StrEnum):
+    """A kind of term in the price of a plan (``docs/semantics.md``, Objective)."""
+
+    DISTANCE = "distance"
+    """A route's distance times its vehicle's cost per unit distance."""
+    FIXED = "fixed"
+    """A used vehicle's fixed cost."""
+    LATENESS = "lateness"
+    """Soft windows: a customer's late penalty times how late its service starts."""
+    RETURN_LEG = "return_leg"
+    """Open routes: the leg back to the depot, which is *not* priced (listed to name a model that
+    pays it)."""
+
+
+class PriceTerm(BaseModel):
+    """One term of the checker's price of a plan (``vrpcoder.pricing``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: PriceKind
+    value: float
+    detail: str
+    vehicle: int | None = None
+    customer: int | None = None
+    priced: bool = True
+    """False for what the objective leaves out (an open route's return leg)."""
+
+
+class ObjectivePart(BaseModel):
+    """A share of the candidate's own objective at a pinned plan: the linear objective's terms
+    grouped by the name of their variable (``x``, ``late``, ``used``, ...), or ``constant``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    value: float
+
+
+class CostCheck(BaseModel):
+    """Cost injection on one feasible probe (beyond the paper; see ``docs/verification.md``).
+
+    The candidate's routing variables are pinned to the whole plan (depot arcs included), the rest
+    of its model is optimised under its *own* objective, and that objective must equal the
+    checker's price of the plan within DIFF's tolerance. ``judged`` is False where the plan could
+    not be pinned unambiguously (an ``x`` that does not say which of differently priced vehicles
+    drives a route) or could not be priced (the model rejects the plan, its solve stopped short of
+    optimality): such a check counts neither way, and ``detail`` says why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    probe: str
+    objective: float | None
+    """The candidate's objective with its ``x`` pinned to the plan, other variables free."""
+    price: float | None
+    """The checker's price of the plan."""
+    passed: bool
+    judged: bool = True
+    detail: str | None = None
+    """Why a check failed or was not judged, in words."""
+    routes: tuple[PlanRoute, ...] = ()
+    """The plan (filled where the check failed)."""
+    terms: tuple[PriceTerm, ...] = ()
+    """The checker's price term by term (filled where the check failed)."""
+    differing: tuple[PriceTerm, ...] = ()
+    """The terms (or sums of one kind) whose value equals the gap: the likely culprits; empty
+    where no single kind of term accounts for it."""
+    objective_parts: tuple[ObjectivePart, ...] = ()
+    """The candidate's objective by variable group (filled where the check failed and the
+    objective is a single linear or quadratic one)."""
+    seconds: float = 0.0
+
+
 class Verdict(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -383,6 +471,9 @@ class Verdict(BaseModel):
     optimum: OptimumCheck | None = None
     """The candidate's own optimum, read as routes and judged by the checker; None when there was
     no solution or no ``x`` to read."""
+    costs: tuple[CostCheck, ...] = ()
+    """Cost injection: one check per feasible probe, in sample order (empty when costs were not
+    checked: no ``x`` to pin, or ``VerifyConfig.check_costs`` off)."""
 
     @property
     def inj_fraction(self) -> float:
@@ -393,17 +484,28 @@ class Verdict(BaseModel):
         """The optimum check did not reject the candidate's plan (or could not run)."""
         return self.optimum is None or self.optimum.passed
 
+    @property
+    def cost_ok(self) -> bool:
+        """No judged cost check failed (none judged counts as no failure)."""
+        return cost_checks_passed(self.costs)
+
     @computed_field  # type: ignore[prop-decorator]
     @property
     def failed_checks(self) -> tuple[str, ...]:
         """Every check that failed, so nobody has to read the probe list: ``build``, ``diff``,
-        ``optimum:<family>`` per family the candidate's own plan breaks, and ``inj:<family>``
-        (``inj:feasible`` for the feasible probe) per probe family whose answer was wrong."""
+        ``optimum:<family>`` per family the candidate's own plan breaks, ``cost:<kind>`` per kind
+        of price term behind a failed cost check (``cost`` where no single kind accounts for the
+        gap), and ``inj:<family>`` (``inj:feasible`` for the feasible probe) per probe family whose
+        answer was wrong."""
         if not self.build:
             return ("build",)
         failed: list[str] = [] if self.diff else ["diff"]
         if self.optimum is not None and not self.optimum.passed:
             failed += [f"optimum:{family.value}" for family in self.optimum.families] or ["optimum"]
+        for check in self.costs:
+            if check.judged and not check.passed:
+                kinds = [f"cost:{term.kind.value}" for term in check.differing] or ["cost"]
+                failed += [name for name in dict.fromkeys(kinds) if name not in failed]
         for probe in self.probes:
             name = f"inj:{probe.family.value if probe.family is not None else 'feasible'}"
             if probe.judged and not probe.passed and name not in failed:
@@ -417,8 +519,13 @@ def passed_fraction(probes: Sequence[ProbeResult]) -> float:
     return sum(p.passed for p in judged) / len(judged) if judged else 0.0
 
 
-def all_passed(diff: bool, probes: Sequence[ProbeResult], optimum_ok: bool = True) -> bool:
-    """DIFF holds, the optimum check did not reject the plan, some probe was judged, and every
-    judged probe passed."""
+def cost_checks_passed(costs: Sequence[CostCheck]) -> bool:
+    """No judged cost check failed."""
+    return all(c.passed for c in costs if c.judged)
+
+
+def all_passed(diff: bool, probes: Sequence[ProbeResult], optimum_ok: bool = True, cost_ok: bool = True) -> bool:
+    """DIFF holds, the optimum check did not reject the plan, no judged cost check failed, some
+    probe was judged, and every judged probe passed."""
     judged = [p for p in probes if p.judged]
-    return diff and optimum_ok and bool(judged) and all(p.passed for p in judged)
+    return diff and optimum_ok and cost_ok and bool(judged) and all(p.passed for p in judged)

@@ -492,7 +492,7 @@ def samples_grid(
 
 
 def print_verdict(verdict: Verdict) -> None:
-    """The verdict as a person reads it: DIFF, the optimum check, each probe, what failed, the reward."""
+    """The verdict as a person reads it: DIFF, the optimum check, each probe and its price, what failed, the reward."""
     reward = "none (not the candidate's fault)" if verdict.reward is None else f"{verdict.reward:.4g}"
     console.print(
         f"build {'ok' if verdict.build else 'FAILED'}; objective {_round(verdict.objective)} vs reference "
@@ -518,6 +518,15 @@ def print_verdict(verdict: Verdict) -> None:
     for p in verdict.probes:
         mark = "[dim]n/a[/]" if not p.judged else "[green]pass[/]" if p.passed else "[red]FAIL[/]"
         console.print(f"  {mark} {p.name} ({p.family.value if p.family else 'feasible probe'}): expected {p.label.value}, got {p.verdict.value}")
+    for c in verdict.costs:
+        mark = "[dim]n/a[/]" if not c.judged else "[green]pass[/]" if c.passed else "[red]FAIL[/]"
+        console.print(f"  {mark} cost of {c.probe}: the model's objective {_round(c.objective)}, the checker's price {_round(c.price)}")
+        if c.detail and not (c.judged and c.passed):
+            console.print(f"      {escape(c.detail)}")
+        for term in c.terms if not c.passed else ():
+            console.print(f"      {term.kind.value}{'' if term.priced else ' (not priced)'} {_round(term.value)}: {escape(term.detail)}")
+        if c.objective_parts:
+            console.print("      the model's objective by variable: " + ", ".join(f"{q.name} {_round(q.value)}" for q in c.objective_parts))
     if verdict.routing_variable:
         console.print(f"  how x was read: {escape(verdict.routing_variable)}")
     if verdict.error:
@@ -535,7 +544,8 @@ def mutants_command(
     as_json: JsonOpt = False,
     time_limit: TimeLimitOpt = 60.0,
 ) -> None:
-    """Derive mutants of the gold script (omit / relax / spurious) and report which verifier kills them."""
+    """Derive mutants of the gold script (omit / relax / spurious / cost) and report which verifier kills them:
+    DIFF alone, DIFF+INJ (with the optimum check), and DIFF+INJ+cost injection."""
     from vrpcoder.io import read_record
     from vrpcoder.mutants import run_mutants
     from vrpcoder.samples import Sample
@@ -553,23 +563,24 @@ def mutants_command(
         "mutants": len(reports),
         "killed_by_diff": sum(r.killed_by_diff for r in reports),
         "killed_by_dual": sum(r.killed_by_dual for r in reports),
+        "killed_with_cost": sum(r.killed_with_cost for r in reports),
     }
     if as_json:
         print(json.dumps({"mutants": [r.model_dump(mode="json") for r in reports], "totals": totals}, indent=2))
         return
     table = Table(title=f"mutants of the {samples[0].variant} gold script ({len(samples)} samples)")
-    for col in ("mutant", "kind", "family", "DIFF kills", "DIFF+INJ kills", "caught by"):
+    for col in ("mutant", "kind", "family", "DIFF kills", "DIFF+INJ kills", "+cost kills", "caught by"):
         table.add_column(col, overflow="fold")
     for r in reports:
         table.add_row(
             r.name, r.kind.value, r.family.value if r.family else "-",
             "yes" if r.killed_by_diff else "[red]no[/]", "yes" if r.killed_by_dual else "[red]no[/]",
-            ", ".join(r.caught_by) or "-",
+            "yes" if r.killed_with_cost else "[red]no[/]", ", ".join(r.caught_by) or "-",
         )
     console.print(table)
     console.print(
         f"{totals['mutants']} mutants: DIFF alone kills {totals['killed_by_diff']}, "
-        f"DIFF+INJ kills {totals['killed_by_dual']}"
+        f"DIFF+INJ kills {totals['killed_by_dual']}, DIFF+INJ+cost kills {totals['killed_with_cost']}"
     )
 
 

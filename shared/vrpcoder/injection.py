@@ -12,6 +12,12 @@ depot.
 The operator works *in place* on the model the candidate built: candidates that add subtour cuts
 from a callback close over their own model object, so a copy would be judged without those cuts.
 Everything INJ adds or changes is undone before it returns.
+
+Cost injection (``price=True``) asks the same model a second question about a feasible probe: with
+``x`` pinned to the *whole* plan (its depot arcs too), what does the model's own objective come to
+once the rest of the model (schedules, loads, penalties) is optimised? A query that finds the plan
+feasible answers INJ as well (it pins more than the feasibility query does), so a feasible probe
+costs one solve either way.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from typing import Any, Protocol, TypeVar
 import gurobipy as gp
 from gurobipy import GRB
 from pydantic import BaseModel, ConfigDict
-from vrpcoder_client.verdicts import InjVerdict
+from vrpcoder_client.verdicts import InjVerdict, ObjectivePart
 
 from vrpcoder.candidate import (
     SIZE_LIMIT_ERRNO,
@@ -37,6 +43,7 @@ from vrpcoder.candidate import (
     NodeTable,
     apply_caps,
     label,
+    primary_objective,
     routing_name_pattern,
     status_name,
 )
@@ -412,14 +419,17 @@ class ArcFix:
         return f"{INJ_PREFIX}{self.tag}[{where}]"
 
 
-def probe_fixes(instance: Instance, solution: Solution, *, pin_vehicles: bool) -> list[ArcFix]:
+def probe_fixes(
+    instance: Instance, solution: Solution, *, pin_vehicles: bool, whole_plan: bool = False
+) -> list[ArcFix]:
     """The equality rules of an encoding, before they meet any model (paper eqs. 2D and 3D).
 
     Required arcs carry their multiplicity as right-hand side (1 except when split delivery
     lets two vehicles drive the same arc). Customer self-loops are always blocked, and an
     unvisited customer cannot be entered from a depot either (arcs from customers into it are
     already in E-(s)). Under split delivery the depot may enter a visited customer exactly as
-    often as the probe does, so demand cannot be moved onto an extra vehicle.
+    often as the probe does, so demand cannot be moved onto an extra vehicle. ``whole_plan``
+    (cost injection) pins the depot arcs as well (``plan_depot_fixes``).
     """
     used = used_arcs(instance, solution)
     fixes: list[ArcFix] = []
@@ -432,6 +442,8 @@ def probe_fixes(instance: Instance, solution: Solution, *, pin_vehicles: bool) -
     depots = range(instance.num_depots)
     fixes += [ArcFix("unvisited", d, c, 0) for c in unvisited_customers(instance, solution) for d in depots]
     fixes += depot_arc_fixes(solution, pin_vehicles=pin_vehicles)
+    if whole_plan:
+        fixes += plan_depot_fixes(instance, solution, pin_vehicles=pin_vehicles)
     if instance.has(Module.SPLIT):
         entries = depot_entries(solution)
         visited = sorted(set(solution.visited))
@@ -454,6 +466,36 @@ def depot_arc_fixes(solution: Solution, *, pin_vehicles: bool) -> list[ArcFix]:
         vehicle = route.vehicle if pin_vehicles else None
         fixes.append(ArcFix("depot_out", route.depot, route.visits[0], 1, vehicle))
         fixes.append(ArcFix("depot_in", route.visits[-1], route.end_depot, 1, vehicle))
+    return fixes
+
+
+PLAN_TAGS = frozenset({"plan_out", "plan_in"})
+"""The tags of the depot-arc rules that only cost injection adds."""
+
+
+def plan_depot_fixes(instance: Instance, solution: Solution, *, pin_vehicles: bool) -> list[ArcFix]:
+    """The depot arcs of the whole plan, for cost injection.
+
+    INJ's feasibility query leaves depot arcs free, which is right for a yes/no question but not
+    for a price: a model could then start a route at another depot, or close it through another
+    one, and price that. So every route's first leg is pinned (on its vehicle where vehicles are
+    pinned) and every other depot-to-customer arc is fixed at 0; on closed routes the legs back
+    are pinned the same way. The legs back of an *open* route are left to the model: a model may
+    keep them as free arcs into the depot or have no arcs into the depot at all, and either way
+    the route is the same (a model that pays for them is what cost injection is there to catch).
+    """
+    routes = [r for r in solution.routes if r.visits]
+    customers = instance.customer_nodes
+    depots = range(instance.num_depots)
+    legs = {"plan_out": ([(r.depot, r.visits[0], r.vehicle) for r in routes], [(d, c) for d in depots for c in customers])}
+    if not instance.has(Module.OPEN):
+        legs["plan_in"] = ([(r.visits[-1], r.end, r.vehicle) for r in routes], [(c, d) for c in customers for d in depots])
+    fixes: list[ArcFix] = []
+    for tag, (driven, every) in legs.items():
+        counts = Counter((u, v, k if pin_vehicles else None) for u, v, k in driven)
+        fixes += [ArcFix(tag, u, v, n, k) for (u, v, k), n in counts.items()]
+        taken = {(u, v) for u, v, _ in driven}
+        fixes += [ArcFix(tag, u, v, 0) for u, v in every if (u, v) not in taken]
     return fixes
 
 
@@ -552,6 +594,8 @@ def encode_probe(
     probe: Probe,
     encoding: Encoding,
     node_map: NodeMap,
+    *,
+    whole_plan: bool = False,
 ) -> Injection:
     """Add the probe's constraints to the model (paper, Method: constraint-injection encoding).
 
@@ -562,6 +606,10 @@ def encode_probe(
     to pin or bind. A cycle attributed to no vehicle is projected even under direct fixing.
     Under direct fixing, the routes of identical vehicles are pinned to *some* assignment of
     those vehicles rather than to the probe's own labels (see ``_assign_twins``).
+
+    ``whole_plan`` (cost injection) also pins the depot arcs (``plan_depot_fixes``), except arcs
+    the model's ``x`` does not have at all: a model that keeps its return legs in another
+    variable says nothing about them through ``x``.
     """
     if len(node_map.index) != instance.num_nodes:
         raise ValueError(
@@ -570,7 +618,9 @@ def encode_probe(
     solution = probe.solution
     _check_probe_nodes(instance, solution)
     pin = xvar.dims == 3 and encoding is Encoding.DIRECT_3D
-    fixes = probe_fixes(instance, solution, pin_vehicles=pin)
+    fixes = probe_fixes(instance, solution, pin_vehicles=pin, whole_plan=whole_plan)
+    if whole_plan:
+        fixes = [f for f in fixes if f.tag not in PLAN_TAGS or xvar.arc_vars(node_map(f.u), node_map(f.v))]
     twins = interchangeable_vehicles(instance) if pin else {}
     pooled = [f for f in fixes if f.vehicle is not None and len(twins.get(f.vehicle, ())) > 1]
     single = [f for f in fixes if f.vehicle is None or len(twins.get(f.vehicle, ())) <= 1]
@@ -666,11 +716,16 @@ class InjResult(BaseModel):
     """Gurobi status name of the (last) feasibility solve, ``not_solved`` if none ran."""
     seconds: float
     error: VerificationError | None = None
+    objective: float | None = None
+    """Cost injection only: the model's own objective at the pinned plan, when that solve ended
+    optimal (``candidate.primary_objective``)."""
+    objective_parts: tuple[ObjectivePart, ...] = ()
+    """Cost injection only: that objective by variable group (see ``objective_parts``)."""
 
 
 _NEUTRALISED = ("Cutoff", "BestObjStop", "BestBdStop")
 """Candidate settings that would stop or prune a feasibility query for objective reasons."""
-_TOUCHED = ("TimeLimit", "SolutionLimit", "Threads", "DualReductions", *_NEUTRALISED)
+_TOUCHED = ("TimeLimit", "SolutionLimit", "Threads", "DualReductions", "MIPGap", "MIPGapAbs", *_NEUTRALISED)
 
 
 @dataclass
@@ -728,6 +783,9 @@ class _SavedState:
     objectives: tuple[_ObjectiveN, ...] = ()
     """A multi-objective model's objectives (empty for a single one): INJ asks only whether the
     fixed routes are feasible, so they are set aside for the query and put back afterwards."""
+    piecewise: tuple[tuple[gp.Var, tuple[tuple[float, float], ...]], ...] = ()
+    """Piecewise-linear objective terms (``setPWLObj``; lateness priced on a start time, say):
+    ``setObjective`` drops them all, so they are read here and set again after the query."""
 
     @classmethod
     def capture(cls, model: gp.Model) -> _SavedState:
@@ -739,7 +797,13 @@ class _SavedState:
             objectives = tuple(_ObjectiveN.capture(model, i, variables) for i in range(int(model.NumObj)))
             model.Params.ObjNumber = number
             return cls(objective=gp.LinExpr(), sense=int(model.ModelSense), params=params, objectives=objectives)
-        return cls(objective=model.getObjective(), sense=int(model.ModelSense), params=params)
+        model.update()
+        piecewise: tuple[tuple[gp.Var, tuple[tuple[float, float], ...]], ...] = ()
+        if int(model.NumPWLObjVars) > 0:
+            piecewise = tuple(
+                (var, tuple(points)) for var in model.getVars() if (points := model.getPWLObj(var))
+            )
+        return cls(objective=model.getObjective(), sense=int(model.ModelSense), params=params, piecewise=piecewise)
 
     def restore(self, model: gp.Model) -> None:
         if self.objectives:
@@ -751,6 +815,8 @@ class _SavedState:
             model.ModelSense = self.sense
         else:
             model.setObjective(self.objective, self.sense)
+            for var, points in self.piecewise:
+                model.setPWLObj(var, [x for x, _ in points], [y for _, y in points])
         for name, value in self.params.items():
             model.setParam(name, value)
 
@@ -789,8 +855,16 @@ def inject(
     time_limit: float = 60.0,
     threads: int | None = 1,
     isolate: Isolate = run_here,
+    price: bool = False,
 ) -> InjResult:
     """INJ(C, I, s): is the probe feasible under the candidate's model?
+
+    With ``price`` (cost injection, feasible probes) the whole plan is pinned, depot arcs
+    included, the model keeps its own objective (all of them, for a multi-objective model) and is
+    solved to a proven optimum (``MIPGap`` 0, no solution limit): the result carries that
+    objective where the solve ended optimal. A feasible answer is INJ's answer too, since the
+    query pins everything the feasibility query pins; any other answer is the caller's to redo as
+    a plain feasibility query.
 
     ``encoding`` defaults to the paper's for the probe's label (``choose_encoding``); the
     verifier's control query asks the feasible probe under the violating probes' encoding.
@@ -821,18 +895,24 @@ def inject(
     num_vars = int(model.NumVars)
     injection: Injection | None = None
     try:
-        if saved.objectives:
-            model.NumObj = 0
-        model.setObjective(gp.LinExpr(0.0))
         for name in _NEUTRALISED:
             model.setParam(name, model.getParamInfo(name)[5])
         model.Params.TimeLimit = time_limit
-        model.Params.SolutionLimit = 1
+        if price:
+            model.Params.SolutionLimit = model.getParamInfo("SolutionLimit")[5]
+            model.Params.MIPGap = 0.0
+            model.Params.MIPGapAbs = 0.0
+        else:
+            if saved.objectives:
+                model.NumObj = 0
+            model.setObjective(gp.LinExpr(0.0))
+            model.Params.SolutionLimit = 1
         apply_caps(model, time_limit=None, threads=threads)
         injection = encode_probe(
-            model, xvar, instance, probe, encoding or choose_encoding(instance.spec, probe.label), node_map
+            model, xvar, instance, probe, encoding or choose_encoding(instance.spec, probe.label), node_map,
+            whole_plan=price,
         )
-        return isolate(_solve, model, guarded, started)
+        return isolate(_solve_priced if price else _solve, model, guarded, started)
     except VerificationFailure as failure:
         return _error(failure.error.kind, failure.error.detail, "not_solved", started)
     except gp.GurobiError as exc:
@@ -882,6 +962,43 @@ def _solve(model: gp.Model, guarded: _GuardedCallback | None, started: float) ->
             kind, f"the feasibility query ended with status {status} and no solution", status, started
         )
     return InjResult(verdict=verdict, status=status, seconds=time.perf_counter() - started)
+
+
+def _solve_priced(model: gp.Model, guarded: _GuardedCallback | None, started: float) -> InjResult:
+    """The cost-injection query: INJ's answer, and the model's objective where it is proven optimal."""
+    result = _solve(model, guarded, started)
+    if result.verdict is not InjVerdict.FEASIBLE or model.Status != GRB.OPTIMAL:
+        return result
+    return result.model_copy(update={"objective": primary_objective(model), "objective_parts": objective_parts(model)})
+
+
+def objective_parts(model: gp.Model) -> tuple[ObjectivePart, ...]:
+    """A solved single-objective model's objective by variable group: each linear term's value
+    summed by its variable's name (the letters before any index: ``x[1,2]``, ``x_1_2`` -> ``x``),
+    the constant, and what the linear terms leave unexplained (quadratic or piecewise-linear
+    parts) as ``other``. Empty for a multi-objective model."""
+    if int(model.NumObj) > 1:
+        return ()
+    objective = model.getObjective()
+    linear = objective.getLinExpr() if isinstance(objective, gp.QuadExpr) else objective
+    variables = [linear.getVar(i) for i in range(linear.size())]
+    if not variables:
+        parts: dict[str, float] = {}
+    else:
+        values = model.getAttr("X", variables)
+        names = model.getAttr("VarName", variables)
+        parts = {}
+        for i, (name, value) in enumerate(zip(names, values, strict=True)):
+            group = re.match(r"[A-Za-z_]*[A-Za-z]", name)
+            key = group.group(0) if group else "unnamed"
+            parts[key] = parts.get(key, 0.0) + linear.getCoeff(i) * value
+    constant = float(linear.getConstant())
+    if constant:
+        parts["constant"] = parts.get("constant", 0.0) + constant
+    rest = float(model.ObjVal) - sum(parts.values())
+    if abs(rest) > 1e-9:
+        parts["other"] = rest
+    return tuple(ObjectivePart(name=name, value=value) for name, value in parts.items())
 
 
 def _verdict(model: gp.Model) -> InjVerdict | None:

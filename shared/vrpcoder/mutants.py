@@ -51,6 +51,10 @@ class MutantKind(StrEnum):
     OMIT = "omit"
     RELAX = "relax"
     SPURIOUS = "spurious"
+    COST = "cost"
+    """The objective prices plans wrongly (no rule of the feasible set changes, except where
+    earliness is priced instead of forbidden); only cost injection sees it where the optimum does
+    not move."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +73,8 @@ Transform = Callable[[str, Sample], str | None]
 @dataclass(frozen=True, slots=True)
 class MutationRule:
     name: str
-    family: Family
+    family: Family | None
+    """None for a cost mutant: objective terms are not constraint families."""
     kind: MutantKind
     description: str
     apply: Transform
@@ -708,6 +713,99 @@ to give a second route; the vehicle-indexed one has no fleet bound but the vehic
 and bounds each vehicle's departures. Both mutants are caught by the ``extra_route`` probe."""
 
 
+# ---- cost mutants: the objective prices plans wrongly ---------------------------------------------
+#
+# Each rewrites one pricing term of the gold script the way generated code gets it wrong. Where the
+# optimum does not move (no plan the optimum would use is late, the optimum does not use the vehicle
+# whose rate is off), DIFF and INJ cannot see it; cost injection prices every feasible probe.
+
+_LATENESS_TERM = "LATE_PENALTY[i] * late[i]"
+_LATE_ROW = 'm.addConstr(late[j] >= start[j] - WINDOW[j][1], name=f"late[{j}]")'
+_EARLIEST = "earliest = {j: max(WINDOW[j][0], min(WINDOW[d][0] + shortest[d][j] for d in DEPOTS)) for j in CUSTOMERS}"
+_RATE_TERM = "COST_PER_DISTANCE[k] * LEG[i][j] * x[i, j, k]"
+_FIXED_TERM = "FIXED_COST[k] * used[k]"
+_LAST_TYPE = "(1.5 if {table}[k] == {table}[-1] else 1.0) * "
+"""A factor on the price of the vehicles that cost what the last vehicle costs (its type)."""
+
+COSTS: tuple[MutationRule, ...] = (
+    MutationRule(
+        "cost:late_penalty_dropped",
+        None,
+        MutantKind.COST,
+        "soft-window lateness paid at 1 per time unit instead of each customer's penalty",
+        _rewrite_in_module("objective", (_LATENESS_TERM, "late[i]")),
+        frozenset({Module.STW}),
+    ),
+    MutationRule(
+        "cost:late_penalty_doubled",
+        None,
+        MutantKind.COST,
+        "soft-window lateness paid twice",
+        _rewrite_in_module("objective", (_LATENESS_TERM, f"2 * {_LATENESS_TERM}")),
+        frozenset({Module.STW}),
+    ),
+    MutationRule(
+        "cost:earliness_priced",
+        None,
+        MutantKind.COST,
+        "service may start before the window opens, paying the late penalty per time unit early",
+        _without_cuts(
+            _rewrite_in_module(
+                "soft_time_window",
+                (_EARLIEST, "earliest = {j: min(WINDOW[d][0] + shortest[d][j] for d in DEPOTS) for j in CUSTOMERS}"),
+                (_LATE_ROW, _LATE_ROW + '; m.addConstr(late[j] >= WINDOW[j][0] - start[j], name=f"early[{j}]")'),
+            )
+        ),
+        frozenset({Module.STW}),
+    ),
+    MutationRule(
+        "cost:lateness_at_departure",
+        None,
+        MutantKind.COST,
+        "lateness measured when service ends (the vehicle departs) instead of when it starts",
+        _rewrite_in_module(
+            "soft_time_window",
+            (_LATE_ROW, 'm.addConstr(late[j] >= start[j] + SERVICE[j] - WINDOW[j][1], name=f"late[{j}]")'),
+        ),
+        frozenset({Module.STW}),
+    ),
+    MutationRule(
+        "cost:one_rate_for_all",
+        None,
+        MutantKind.COST,
+        "every vehicle priced at the first vehicle's cost per unit distance",
+        _rewrite_in_module("objective", (_RATE_TERM, "COST_PER_DISTANCE[0] * LEG[i][j] * x[i, j, k]")),
+        frozenset({Module.HF}),
+    ),
+    MutationRule(
+        "cost:type_rate_changed",
+        None,
+        MutantKind.COST,
+        "the last vehicle type's cost per unit distance 50 % too high",
+        _rewrite_in_module("objective", (_RATE_TERM, _LAST_TYPE.format(table="COST_PER_DISTANCE") + _RATE_TERM)),
+        frozenset({Module.HF}),
+    ),
+    MutationRule(
+        "cost:one_fixed_cost_for_all",
+        None,
+        MutantKind.COST,
+        "every vehicle pays the first vehicle's fixed cost",
+        _rewrite_in_module("objective", (_FIXED_TERM, "FIXED_COST[0] * used[k]")),
+        frozenset({Module.HF}),
+    ),
+    MutationRule(
+        "cost:type_fixed_cost_changed",
+        None,
+        MutantKind.COST,
+        "the last vehicle type's fixed cost 50 % too high",
+        _rewrite_in_module("objective", (_FIXED_TERM, _LAST_TYPE.format(table="FIXED_COST") + _FIXED_TERM)),
+        frozenset({Module.HF}),
+    ),
+)
+"""Open routes that pay their return leg are ``relax:open_route_pays_return`` (a cost mistake too,
+kept under its first name)."""
+
+
 def mutation_rules(variant: str, kinds: Sequence[MutantKind] = tuple(MutantKind)) -> list[MutationRule]:
     spec = get_variant(variant)
     rules: list[MutationRule] = []
@@ -718,6 +816,8 @@ def mutation_rules(variant: str, kinds: Sequence[MutantKind] = tuple(MutantKind)
     if MutantKind.SPURIOUS in kinds:
         rules += [r for r in SPURIOUS if r.requires <= spec.modules]
     rules += [r for r in SUBRULES if r.kind in kinds and r.family in spec.families and r.requires <= spec.modules]
+    if MutantKind.COST in kinds:
+        rules += [r for r in COSTS if r.requires <= spec.modules]
     return rules
 
 
@@ -985,7 +1085,7 @@ def is_equivalent(rule: MutationRule, instances: Iterable[Instance]) -> bool:
     instances = list(instances)
     if not instances:
         raise ValueError("no instance to judge the mutant on")
-    if rule.kind is MutantKind.OMIT and is_equivalent_omission(instances[0].variant, rule.family):
+    if rule.kind is MutantKind.OMIT and rule.family is not None and is_equivalent_omission(instances[0].variant, rule.family):
         return True
     implied = IMPLIED_ON_INSTANCE.get(rule.name)
     return implied is not None and all(implied(instance) for instance in instances)
@@ -996,7 +1096,7 @@ def equivalence_reason(rule: MutationRule, instances: Iterable[Instance]) -> str
     instances = list(instances)
     if not is_equivalent(rule, instances):
         return None
-    if rule.kind is MutantKind.OMIT and is_equivalent_omission(instances[0].variant, rule.family):
+    if rule.kind is MutantKind.OMIT and rule.family is not None and is_equivalent_omission(instances[0].variant, rule.family):
         return "time propagation already rules out every depot-free cycle"
     implied = IMPLIED_ON_INSTANCE[rule.name]
     paragraph = " ".join((implied.__doc__ or implied.__name__).strip().split("\n\n")[0].split())
@@ -1016,8 +1116,9 @@ class MutantReport(BaseModel):
     """Samples the mutant applied to and was verified on."""
     killed_by_diff: bool
     killed_by_dual: bool
+    """DIFF, the optimum check or a probe failed on some sample (DIFF+INJ)."""
     caught_by: tuple[str, ...]
-    """Probe names (or "diff" / "build") that failed on some sample."""
+    """Probe names (or "diff" / "build" / "optimum" / "cost:<probe>") that failed on some sample."""
     has_attacker: bool
     """Some sample of this instance carries a probe that targets (or exposes) this family: an
     attacker was enabled *and* found a valid probe on this instance."""
@@ -1028,17 +1129,30 @@ class MutantReport(BaseModel):
     samples_caught: int = 0
     """Samples on which the dual verifier caught it (the share that matters for one reward)."""
     samples_caught_by_diff: int = 0
+    killed_with_cost: bool = False
+    """Caught on some sample by DIFF+INJ or by cost injection (the whole verifier)."""
+    samples_caught_with_cost: int = 0
 
 
 def failures(verdict: Verdict) -> list[str]:
     """What in a verdict tells a wrong candidate apart: a failed build, DIFF, the optimum check (the
-    candidate's own plan breaks a rule), or a judged probe that failed (an unjudgeable probe tells
-    nothing)."""
+    candidate's own plan breaks a rule), a judged probe that failed (an unjudgeable probe tells
+    nothing), or a judged cost check that failed (``cost:<probe>``)."""
     if not verdict.build:
         return ["build"]
     found = [] if verdict.diff else ["diff"]
     found += [] if verdict.optimum_ok else ["optimum"]
-    return found + [p.name for p in verdict.probes if p.judged and not p.passed]
+    found += [p.name for p in verdict.probes if p.judged and not p.passed]
+    return found + [f"{COST_PREFIX}{c.probe}" for c in verdict.costs if c.judged and not c.passed]
+
+
+COST_PREFIX = "cost:"
+"""How ``failures`` names a failed cost check (probe names start with ``s+`` or ``s-``)."""
+
+
+def caught_without_cost(found: Sequence[str]) -> bool:
+    """Whether DIFF+INJ (the build, DIFF, the optimum check or a probe) caught it, cost aside."""
+    return any(not name.startswith(COST_PREFIX) for name in found)
 
 
 def run_mutants(
@@ -1056,7 +1170,7 @@ def run_mutants(
     reports: list[MutantReport] = []
     for rule in mutation_rules(variant.name, kinds):
         applied, diff_kill, dual_kill, caught = 0, False, False, []
-        on_samples, on_samples_diff = 0, 0
+        on_samples, on_samples_diff, on_samples_cost = 0, 0, 0
         for sample in samples:
             code = rule.apply(sample.gold_code, sample)
             if code is None:
@@ -1065,9 +1179,10 @@ def run_mutants(
             verdict = verify(code, sample, config)
             found = failures(verdict)
             diff_kill |= "build" in found or "diff" in found
-            dual_kill |= bool(found)
-            on_samples += bool(found)
+            dual_kill |= caught_without_cost(found)
+            on_samples += caught_without_cost(found)
             on_samples_diff += "build" in found or "diff" in found
+            on_samples_cost += bool(found)
             caught += [f"{sample.kind}:{name}" for name in found]
         if applied:
             reports.append(
@@ -1085,6 +1200,8 @@ def run_mutants(
                     equivalence=equivalence_reason(rule, (s.instance for s in samples)),
                     samples_caught=on_samples,
                     samples_caught_by_diff=on_samples_diff,
+                    killed_with_cost=on_samples_cost > 0,
+                    samples_caught_with_cost=on_samples_cost,
                 )
             )
     return reports

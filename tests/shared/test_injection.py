@@ -400,6 +400,31 @@ def test_multi_objective_models_are_queried_and_their_objectives_put_back() -> N
     assert _objectives(model) == before
 
 
+@pytest.mark.parametrize("price", [False, True], ids=["feasibility query", "priced query"])
+def test_piecewise_linear_objectives_are_put_back(price: bool) -> None:
+    """``setObjective`` drops every ``setPWLObj`` term, so a query that set the constant objective
+    (or merely put the saved one back) left a model that prices lateness on a start time by a
+    piecewise-linear term without it: the next priced query then saw no lateness at all."""
+
+    def tour_with_a_late_start(m: gp.Model) -> None:
+        x = m.addVars(6, 6, vtype=GRB.BINARY, name="x")
+        m.addConstrs(x.sum(i, "*") == 1 for i in range(6))
+        m.addConstrs(x.sum("*", j) == 1 for j in range(6))
+        start = m.addVar(lb=3.0, ub=9.0, name="start")
+        m.setObjective(x.sum())
+        m.setPWLObj(start, [0.0, 2.0, 4.0], [0.0, 0.0, 10.0])
+
+    model = _bare_model(tour_with_a_late_start)
+    model.optimize()
+    before = model.ObjVal
+    assert before == pytest.approx(6.0 + 5.0)
+    assert inject(model, tsp(), PROBES[("tsp", "s+")], price=price).verdict is FEAS
+    model.update()
+    assert model.NumPWLObjVars == 1
+    model.optimize()
+    assert model.ObjVal == pytest.approx(before)
+
+
 @pytest.mark.parametrize(
     ("build", "kind"),
     [

@@ -4,7 +4,8 @@ One ``ItemResult`` per benchmark item, appended to ``RUN_DIR/results.jsonl`` as 
 known, so an interrupted run loses nothing and a re-run skips what is done. ``pass_at_1`` is the
 paper's instance-level criterion (the script builds, solves and its optimum matches the reference
 within the tolerance); ``dual_pass`` is the verifier's full verdict (``Verdict.passed``: DIFF, every
-judged INJ probe answered right, and its optimum check), the objective alone for a DIFF-only item.
+judged INJ probe answered right, its optimum check and its cost checks), the objective alone for a
+DIFF-only item.
 Items the run could not score (the model endpoint or the verifier failed, or the licence's size
 limit) are ``unscored``: they are listed, left out of the rates, and retried on resume.
 """
@@ -26,6 +27,9 @@ INJ_FAILED = "inj_failed"
 OPTIMUM_FAILED = "optimum_failed"
 """DIFF and every probe passed, but the verifier's optimum check found the plan the candidate's own
 model settles on breaking a rule (``Verdict.optimum``)."""
+COST_FAILED = "cost_failed"
+"""DIFF, every probe and the optimum check passed, but cost injection found a feasible plan the
+candidate's own objective prices otherwise than the checker (``Verdict.costs``)."""
 PASS = "pass"
 
 
@@ -57,7 +61,7 @@ class ItemResult(BaseModel):
     reference_objective: float
     status: ItemStatus
     outcome: str
-    """``pass``, ``wrong_objective``, ``inj_failed``, ``no_code``, an ``ErrorKind`` value, or for an
+    """``pass``, ``wrong_objective``, ``inj_failed``, ``optimum_failed``, ``cost_failed``, ``no_code``, an ``ErrorKind`` value, or for an
     unscored item what kept it from being scored."""
     build: bool = False
     diff: bool = False
@@ -71,7 +75,7 @@ class ItemResult(BaseModel):
     error_detail: str | None = None
     probes: tuple[ProbeOutcome, ...] = ()
     failed_checks: tuple[str, ...] = ()
-    """The verifier's own list (``build``, ``diff``, ``optimum:<family>``, ``inj:<family>``)."""
+    """The verifier's own list (``build``, ``diff``, ``optimum:<family>``, ``cost:<kind>``, ``inj:<family>``)."""
     code: str | None = None
     finish_reason: str | None = None
     completion_tokens: int | None = None
@@ -133,8 +137,10 @@ def from_verdict(
         outcome = WRONG_OBJECTIVE
     elif with_inj and inj is not True:
         outcome = INJ_FAILED
-    elif with_inj and not verdict.passed:
+    elif with_inj and not verdict.optimum_ok:
         outcome = OPTIMUM_FAILED
+    elif with_inj and not verdict.passed:
+        outcome = COST_FAILED
     else:
         outcome = PASS
     pass_at_1 = verdict.build and verdict.diff

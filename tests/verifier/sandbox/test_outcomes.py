@@ -85,6 +85,7 @@ def test_failure_verdict_scores_like_a_failed_build(cvrp: Sample) -> None:
 
 
 def test_the_verifiers_own_verdict_is_consistent(cvrp: Sample, gold_verdict: Verdict) -> None:
+    assert gold_verdict.costs and all(c.judged and c.passed for c in gold_verdict.costs)
     assert verdict_inconsistency(gold_verdict, cvrp, CONFIG) is None
 
 
@@ -104,6 +105,16 @@ FORGERIES: list[tuple[str, Forgery]] = [
     ("infinite objective", lambda v: v.model_copy(update={"objective": float("inf")})),
     ("a failed probe called unjudgeable", lambda v: v.model_copy(
         update={"probes": (*v.probes[:-1], v.probes[-1].model_copy(update={"verdict": InjVerdict.UNJUDGEABLE, "passed": False}))}
+    )),
+    ("cost checks dropped", lambda v: v.model_copy(update={"costs": ()})),
+    ("a mispriced plan called passed", lambda v: v.model_copy(
+        update={"costs": (v.costs[0].model_copy(update={"objective": v.costs[0].price + 5.0}), *v.costs[1:])}
+    )),
+    ("the checker's price moved", lambda v: v.model_copy(
+        update={"costs": (v.costs[0].model_copy(update={"price": v.costs[0].price + 5.0, "objective": v.costs[0].price + 5.0}), *v.costs[1:])}
+    )),
+    ("passed despite a failed cost check", lambda v: v.model_copy(
+        update={"costs": (v.costs[0].model_copy(update={"objective": v.costs[0].price + 5.0, "passed": False}), *v.costs[1:])}
     )),
 ]
 

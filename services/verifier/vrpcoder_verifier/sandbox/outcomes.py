@@ -21,6 +21,8 @@ from vrpcoder.candidate import Outcome
 from vrpcoder.errors import ErrorKind, VerificationError
 from vrpcoder.injection import InjVerdict
 from vrpcoder.optimum import judge_plan
+from vrpcoder.pricing import plan_price
+from vrpcoder.probes import Label
 from vrpcoder.relabelling import judgeable_by_arcs
 from vrpcoder.samples import Sample
 from vrpcoder.verification import Verdict, VerifyConfig, all_passed, budget_spent, failed_verdict, reward, solve_error
@@ -75,18 +77,20 @@ def verdict_inconsistency(verdict: Verdict, sample: Sample, config: VerifyConfig
     for result, probe in zip(verdict.probes, sample.probes, strict=True):
         if not result.judged and (result.passed or judgeable_by_arcs(sample.instance, probe)):
             return f"probe {probe.name} reported unjudgeable, but its label holds under every relabelling"
-    problem = _optimum_inconsistency(verdict, sample)
+    problem = _optimum_inconsistency(verdict, sample) or _cost_inconsistency(verdict, sample, config)
     if problem is not None:
         return problem
-    if verdict.passed != all_passed(verdict.diff, verdict.probes, verdict.optimum_ok):
-        return "passed does not follow from DIFF, the optimum check and the probes"
+    if verdict.passed != all_passed(verdict.diff, verdict.probes, verdict.optimum_ok, verdict.cost_ok):
+        return "passed does not follow from DIFF, the optimum check, the cost checks and the probes"
     problem = _budget_inconsistency(verdict, sample, config)
     if problem is not None:
         return problem
     infrastructure = verdict.error is not None and not verdict.error.kind.is_candidate_fault
     if infrastructure:
         return None if verdict.reward is None else "an infrastructure fault carries no reward"
-    earned = reward(True, verdict.diff, verdict.inj_fraction, config.weights, optimum_ok=verdict.optimum_ok)
+    earned = reward(
+        True, verdict.diff, verdict.inj_fraction, config.weights, optimum_ok=verdict.optimum_ok, cost_ok=verdict.cost_ok
+    )
     if verdict.reward is None or abs(verdict.reward - earned) > _REWARD_TOLERANCE:
         return "reward does not follow from the verdict"
     return None
@@ -128,6 +132,28 @@ def _optimum_inconsistency(verdict: Verdict, sample: Sample) -> str | None:
         return None
     again = judge_plan(sample.instance, optimum.routes, optimum.cycles, reading=optimum.reading)
     return None if again.passed else "the optimum check passed a plan the checker rejects"
+
+
+def _cost_inconsistency(verdict: Verdict, sample: Sample, config: VerifyConfig) -> str | None:
+    """The cost checks' claims that do not hold: a feasible probe that was asked but has no cost
+    check, or a judged check whose price is not the checker's price of the probe's plan (priced
+    again here, with no solver) or whose ``passed`` does not follow from the two prices."""
+    feasible = [r for r in verdict.probes if r.label is Label.FEASIBLE and r.verdict is not InjVerdict.UNJUDGEABLE]
+    names = [c.probe for c in verdict.costs]
+    unread = not names and all(r.verdict is InjVerdict.ERROR for r in feasible)  # no x to pin
+    if names != ([r.name for r in feasible] if config.check_costs and not unread else []):
+        return "the cost checks do not match the feasible probes asked"
+    plans = {p.name: p.solution for p in sample.probes}
+    for check in verdict.costs:
+        if not check.judged:
+            continue
+        price = plan_price(sample.instance, plans[check.probe])
+        if check.price is None or abs(check.price - price) > _REWARD_TOLERANCE:
+            return f"the cost check of {check.probe} names another price than the checker's"
+        within = check.objective is not None and abs(check.objective - price) <= config.diff_tolerance
+        if check.passed != within:
+            return f"the cost check of {check.probe} does not follow from its prices"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
