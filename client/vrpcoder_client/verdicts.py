@@ -239,13 +239,18 @@ class RewardWeights(BaseModel):
     failing a check.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
     build: NonNegativeFloat = 0.2
+    """Weight of 'the script built a model'."""
     diff: NonNegativeFloat = 0.5
+    """Weight of DIFF's credit: the optimum equals the reference within tolerance (and the gates below hold)."""
     inj: NonNegativeFloat = 0.3
+    """Weight of the share of injection probes answered right (0: the paper's no-injection ablation)."""
     optimum_gates_diff: bool = True
+    """DIFF's credit needs the candidate's own optimal plan to be one the checker accepts."""
     cost_gates_diff: bool = True
+    """DIFF's credit needs the candidate to price every judged feasible probe as the checker does."""
 
     @classmethod
     def paper(cls) -> RewardWeights:

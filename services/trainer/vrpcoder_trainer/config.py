@@ -134,17 +134,17 @@ class VerifierSettings(_Strict):
     time_limit: float | None = Field(default=None, gt=0.0, description="Gurobi time limit per solve; None = the service default.")
 
 
-class RewardSettings(_Strict):
-    """r = build * w_build + diff * w_diff + inj_fraction * w_inj (the paper: 0.2 / 0.5 / 0.3)."""
+class RewardSettings(RewardWeights):
+    """The run's reward: the client's ``RewardWeights`` (one definition of the weights and of the gates
+    on DIFF's credit, the paper's 0.2 / 0.5 / 0.3 by default) and DIFF's tolerance."""
 
-    build: float = Field(default=0.2, ge=0.0, description="Weight of 'the script built a model'.")
-    diff: float = Field(default=0.5, ge=0.0, description="Weight of DIFF: its optimum equals the reference within tolerance.")
-    inj: float = Field(default=0.3, ge=0.0, description="Weight of the share of injection probes answered right (0 = the no-injection ablation).")
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True, use_attribute_docstrings=True)
+
     diff_tolerance: float = Field(default=1e-3, ge=0.0, description="Absolute objective tolerance of DIFF.")
 
     @property
     def weights(self) -> RewardWeights:
-        return RewardWeights(build=self.build, diff=self.diff, inj=self.inj)
+        return RewardWeights(**self.model_dump(exclude={"diff_tolerance"}))
 
     def options(self, time_limit: float | None) -> VerifyOptions:
         """What every verify request of the run carries."""
