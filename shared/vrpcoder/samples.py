@@ -21,12 +21,18 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from vrpcoder.attacks import Attack, AttackSkipped, run_attacks, run_edge_attacks
-from vrpcoder.attacks.derived import derived_attack, derived_service_time, fewest_vehicles_plan
+from vrpcoder.attacks.derived import (
+    FREEDOM_REQUIREMENTS,
+    derived_attack,
+    derived_service_time,
+    fewest_vehicles_plan,
+    freedom_plan,
+)
 from vrpcoder.candidate import BuiltCandidate, build_candidate
 from vrpcoder.checker import check
 from vrpcoder.errors import VerificationFailure
 from vrpcoder.families import Family
-from vrpcoder.feasible import diverse_feasible, feasible_probe
+from vrpcoder.feasible import FREEDOMS, diverse_feasible, feasible_probe
 from vrpcoder.gold import render_gold
 from vrpcoder.injection import InjVerdict, inject
 from vrpcoder.instances import Instance
@@ -273,7 +279,8 @@ def _probed_sample(
 def _far_apart(instance: Instance, plus: Probe) -> list[Probe]:
     """The feasible plans a sample carries besides s+, before the gold script confirms them: the
     heuristic ones (``diverse_feasible``), then from the gold model a plan with fewer vehicles where
-    every plan so far uses the whole fleet."""
+    every plan so far uses the whole fleet, and a plan for each freedom the gold model can be asked
+    for (``FREEDOM_REQUIREMENTS``) that no plan so far uses."""
     extra = [
         Probe(label=Label.FEASIBLE, solution=plan, variety=name)
         for name, plan in diverse_feasible(instance, plus.solution)
@@ -281,6 +288,14 @@ def _far_apart(instance: Instance, plus: Probe) -> list[Probe]:
     fewest = _fewer_vehicles(instance, [plus, *extra])
     if fewest is not None:
         extra.insert(0, Probe(label=Label.FEASIBLE, solution=fewest, variety="fewest_vehicles"))
+    for freedom in FREEDOMS:
+        if freedom.name not in FREEDOM_REQUIREMENTS or not freedom.allowed(instance):
+            continue
+        if any(freedom.used(instance, p.solution) for p in (plus, *extra)):
+            continue
+        plan, _ = freedom_plan(instance, freedom.name, time_limit=DERIVED_TIME_LIMIT)
+        if plan is not None and freedom.used(instance, plan):
+            extra.append(Probe(label=Label.FEASIBLE, solution=plan, variety=freedom.name))
     return extra
 
 
