@@ -227,8 +227,8 @@ def _probed_sample(
     """Build one sample on ``instance``: the base sample (``own`` None) or the attacked copy that
     ``own``, a parameter attack, made; returns the base sample's parameter attacks (none for a copy).
 
-    Every sample gets the same probes, built on its own instance and confirmed by its own gold
-    script: s+ and the far-apart feasible plans (``diverse_feasible``, the gold model's fewest
+    Every sample gets the same kinds of probe, built on its own instance and confirmed by its own
+    gold script: s+ and the far-apart feasible plans (``diverse_feasible``, the gold model's fewest
     vehicles), the structural and edge probes of every attacker the variant table enables
     (``Variant.enabled_attackers``, ``Variant.on_instance``), and the gold-derived ones for a family
     none of those broke. A copy puts its own attack's probe first among the violating ones (without
