@@ -12,16 +12,25 @@ a plan is returned only after the checker found it fully feasible.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from vrpcoder.checker import check, compartment_loads, return_time, route_cost, route_distance, schedule
+from vrpcoder.checker import (
+    check,
+    compartment_loads,
+    path_length,
+    return_time,
+    route_cost,
+    route_distance,
+    schedule,
+)
 from vrpcoder.families import Family
 from vrpcoder.gold import solve_gold
-from vrpcoder.instances import Instance
+from vrpcoder.instances import Instance, TimeWindow, Vehicle
 from vrpcoder.relaxation import capacity_usage
 from vrpcoder.solutions import Route, Solution
 from vrpcoder.variants import Module
@@ -324,7 +333,13 @@ def _slack(instance: Instance, draft: _Draft) -> float:
 
 
 MAX_EXTRA_FEASIBLE = 4
-"""Feasible probes a sample carries besides s+: each costs one INJ query per verification."""
+"""Far-apart feasible probes a sample carries besides s+ (fewest and most vehicles, fullest route,
+tightest window slack): each costs one INJ query per verification. The plans that exercise a
+freedom of the rules (``FREEDOMS``, the longest route, every vehicle type) come on top of these."""
+FREEDOM_MARGIN = 0.01
+"""A plan uses a freedom by at least this much (a late start, a wait, a closed return past the
+horizon): a hundredth of a unit, the data's resolution, far above any solver's tolerance, so a model
+that forbids the freedom rejects the plan whatever its tolerances."""
 
 
 def diverse_feasible(instance: Instance, plus: Solution) -> list[tuple[str, Solution]]:
@@ -335,40 +350,57 @@ def diverse_feasible(instance: Instance, plus: Solution) -> list[tuple[str, Solu
     sample also carries the plan with the fewest vehicles the construction finds, one that spreads
     the customers over the most vehicles, and the plan near s+ that uses its resources most tightly
     (the fullest route, the least window slack, the longest route against the limit): a model with
-    a tightened window or a reduced capacity rejects it. Every plan is checked feasible here and
+    a tightened window or a reduced capacity rejects it. Then, for every freedom the variant's rules
+    allow (``FREEDOMS``: a split delivery, a late service, a wait, an open route that could not have
+    closed; and on mixed fleets a route on every vehicle type) that none of these plans uses, a plan
+    that uses it, wherever the instance admits one. Every plan is checked feasible here and
     labelled again by the gold script where samples are assembled; duplicates of s+ (same arcs)
     are left out.
     """
+    from vrpcoder.attacks.boundary import neighbours  # the attack toolkit builds on this module
+
     found: list[tuple[str, Solution]] = []
-    seen = {_arc_signature(plus)}
+    seen = {_arc_signature(instance, plus)}
 
     def add(name: str, plan: Solution | None) -> None:
         if plan is None or not check(instance, plan).feasible:
             return
-        signature = _arc_signature(plan)
+        signature = _arc_signature(instance, plan)
         if signature in seen:
             return
         seen.add(signature)
         found.append((name, plan))
 
+    near = [plan for plan in neighbours(instance, plus) if check(instance, plan).feasible]
     fewest = _fewest_vehicles(instance, plus)
     if fewest is not None and _used(fewest) < _used(plus):
         add("fewest_vehicles", fewest)
     most = _most_vehicles(instance, plus)
     if _used(most) > _used(plus):
         add("most_vehicles", most)
-    for name, plan in _tightest(instance, plus):
-        add(name, plan)
-    return found[:MAX_EXTRA_FEASIBLE]
+    tightest = dict(_tightest(instance, plus, near))
+    for name in ("fullest", "tightest_window"):
+        add(name, tightest.get(name))
+    del found[MAX_EXTRA_FEASIBLE:]
+    add("longest", tightest.get("longest"))
+    for freedom in FREEDOMS:
+        if freedom.allowed(instance) and not any(freedom.used(instance, p) for p in (plus, *(q for _, q in found))):
+            add(freedom.name, freedom.find(instance, plus, near))
+    add(EVERY_VEHICLE_TYPE, _every_vehicle_type(instance, plus, [q for _, q in found]))
+    return found
 
 
 def _used(plan: Solution) -> int:
     return sum(1 for r in plan.routes if r.visits)
 
 
-def _arc_signature(plan: Solution) -> frozenset[tuple[int, int, int]]:
-    """What INJ can tell apart about a plan: its arcs and the routes' starting depots."""
-    return frozenset((r.depot, *arc) for r in plan.routes if r.visits for arc in r.arcs)
+def _arc_signature(instance: Instance, plan: Solution) -> frozenset[tuple[int, ...]]:
+    """What INJ can tell apart about a plan: its arcs and the routes' starting depots, and on mixed
+    fleets the vehicle of each arc (their probes are written on the vehicle index)."""
+    def who(route: Route) -> tuple[int, ...]:
+        return (route.depot, route.vehicle) if instance.spec.heterogeneous else (route.depot,)
+
+    return frozenset((*who(r), *arc) for r in plan.routes if r.visits for arc in r.arcs)
 
 
 def _fewest_vehicles(instance: Instance, plus: Solution) -> Solution | None:
@@ -458,23 +490,230 @@ def _shares(instance: Instance, plan: Solution) -> dict[str, float]:
     return shares
 
 
-def _tightest(instance: Instance, plus: Solution) -> list[tuple[str, Solution]]:
+def _tightest(instance: Instance, plus: Solution, near: Sequence[Solution]) -> list[tuple[str, Solution]]:
     """Per resource (load, route length, window slack), the feasible plan near s+ that leaves the
     least of it unused, where that is less than s+ leaves: a model that tightens that resource
-    (a reduced capacity, service that must end before the window closes) rejects it."""
-    from vrpcoder.attacks.boundary import neighbours, piles  # the attack toolkit builds on this module
+    (a reduced capacity, service that must end before the window closes) rejects it. ``near`` are
+    the feasible plans one move from s+."""
+    from vrpcoder.attacks.boundary import piles  # the attack toolkit builds on this module
 
     base = _shares(instance, plus)
-    candidates = list(neighbours(instance, plus))
+    candidates: list[Solution] = []
     if any(v.capacity is not None for v in instance.vehicles) and not instance.has(Module.SPLIT):
         candidates += piles(instance, plus, capacity_usage, lambda i, r: i.vehicles[r.vehicle].capacity or 0.0)
     if instance.max_route_distance is not None:
         candidates += piles(instance, plus, route_distance, lambda i, r: i.max_route_distance or 0.0)
     best: dict[str, tuple[float, Solution]] = {}
-    for plan in candidates:
-        if not check(instance, plan).feasible:
-            continue
+    for plan in [*near, *(p for p in candidates if check(instance, p).feasible)]:
         for name, value in _shares(instance, plan).items():
             if value < base[name] - 1e-9 and (name not in best or value < best[name][0] - 1e-9):
                 best[name] = (value, plan)
     return [(name, best[name][1]) for name in ("fullest", "tightest_window", "longest") if name in best]
+
+
+# ---- plans that use a freedom the rules allow (issue 28, item 3) --------------------------------
+
+
+Extent = Callable[[Instance, Solution], float]
+Search = Callable[[Instance, Solution, Sequence[Solution]], Solution | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Freedom:
+    """Something the rules of a module allow that a plausible wrong model forbids.
+
+    A feasible plan that uses it is the only probe that tells the two apart: a model that never
+    splits a delivery, or treats soft windows as hard, accepts every feasible plan that does not
+    split or is never late, and with it s+ and every violating probe. ``extent`` says how far a
+    plan uses the freedom (0 when not at all); ``find`` looks for a plan that uses it."""
+
+    name: str
+    """The probe's variety (``s+:<name>``)."""
+    needs: frozenset[Module]
+    """The freedom exists on instances with all of these modules ..."""
+    and_any: frozenset[Module]
+    """... and at least one of these (where not empty)."""
+    extent: Extent
+    find: Search
+
+    def allowed(self, instance: Instance) -> bool:
+        spec = instance.spec
+        return all(spec.has(m) for m in self.needs) and (not self.and_any or any(spec.has(m) for m in self.and_any))
+
+    def used(self, instance: Instance, plan: Solution) -> bool:
+        return self.extent(instance, plan) >= FREEDOM_MARGIN
+
+
+def _widest(extent: Extent) -> Search:
+    """Search the plans one move from s+ for the one that uses the freedom most."""
+
+    def find(instance: Instance, plus: Solution, near: Sequence[Solution]) -> Solution | None:
+        best = max(near, key=lambda plan: extent(instance, plan), default=None)
+        return best if best is not None and extent(instance, best) >= FREEDOM_MARGIN else None
+
+    return find
+
+
+def _arrivals(instance: Instance, route: Route) -> list[float]:
+    """Arrival at each visit under the earliest schedule (``schedule`` gives the service starts;
+    a start later than its arrival is a wait for the window to open)."""
+    starts = schedule(instance, route)
+    out: list[float] = []
+    window = instance.depots[route.depot].window
+    node, ready = route.depot, (0.0 if window is None else window.start)
+    for visit, start in zip(route.visits, starts, strict=True):
+        out.append(ready + instance.distances[node][visit])
+        node, ready = visit, start + instance.customer(visit).service_time
+    return out
+
+
+def lateness(instance: Instance, plan: Solution) -> float:
+    """The latest service start past its window's close over the plan (soft windows price it)."""
+    return _worst_visit(instance, plan, schedule, lambda window, start: start - window.end)
+
+
+def waiting(instance: Instance, plan: Solution) -> float:
+    """The longest wait for a window to open over the plan (arrival before the window opens)."""
+    return _worst_visit(instance, plan, _arrivals, lambda window, arrival: window.start - arrival)
+
+
+def _worst_visit(
+    instance: Instance,
+    plan: Solution,
+    times: Callable[[Instance, Route], list[float]],
+    gap: Callable[[TimeWindow, float], float],
+) -> float:
+    """The largest ``gap(window, time)`` over the plan's windowed visits (0 when none is positive)."""
+    worst = 0.0
+    for route in (r for r in plan.routes if r.visits):
+        for visit, time in zip(route.visits, times(instance, route), strict=True):
+            window = instance.customer(visit).window
+            if window is not None:
+                worst = max(worst, gap(window, time))
+    return worst
+
+
+def closed_excess(instance: Instance, plan: Solution) -> float:
+    """How far the plan's open routes would break a rule had they to drive back to their depot:
+    the latest return past the depot's close (hard windows), or the longest closed route past the
+    distance limit. Positive only where the plan is feasible *because* its routes are open."""
+    excess = 0.0
+    for route in (r for r in plan.routes if r.visits):
+        closed = path_length(instance, [route.depot, *route.visits, route.depot])
+        if instance.max_route_distance is not None:
+            excess = max(excess, closed - instance.max_route_distance)
+        window = instance.depots[route.depot].window
+        if window is not None and instance.has(Module.HTW):
+            excess = max(excess, return_time(instance, route) - window.end)
+    return excess
+
+
+def split_customers(instance: Instance, plan: Solution) -> float:
+    """Customers served by more than one route."""
+    visits = Counter(c for r in plan.routes if r.visits for c in set(r.visits))
+    return float(sum(1 for n in visits.values() if n > 1))
+
+
+def _split_delivery(instance: Instance, plus: Solution, _near: Sequence[Solution]) -> Solution | None:
+    """s+ with part of one customer's delivery handed to a second vehicle (a route with room, or an
+    idle vehicle), the cheapest such plan: half the customer's quantity, or the room there is."""
+    routes = [r for r in plus.routes if r.visits]
+    stated = {
+        r.vehicle: r.deliveries if r.deliveries is not None else _full_amounts(instance, r.visits) for r in routes
+    }
+    busy = {r.vehicle for r in routes}
+    idle = [Route(vehicle=k, depot=v.depot, visits=(), deliveries=()) for k, v in enumerate(instance.vehicles) if k not in busy]
+    best: tuple[float, Solution] | None = None
+    for donor in routes:
+        for index, customer in enumerate(donor.visits):
+            amount = stated[donor.vehicle][index]
+            for receiver in [*(r for r in routes if r.vehicle != donor.vehicle), *idle]:
+                if customer in receiver.visits:
+                    continue
+                room = instance.vehicles[receiver.vehicle].capacity
+                given = stated.get(receiver.vehicle, ())
+                spare = float("inf") if room is None else room - sum(given)
+                share = min(spare, amount / 2)
+                if share < FREEDOM_MARGIN:
+                    continue
+                kept = tuple(q - share if i == index else q for i, q in enumerate(stated[donor.vehicle]))
+                shrunk = donor.model_copy(update={"deliveries": kept})
+                draft = _Draft(receiver.vehicle, receiver.depot, receiver.visits, tuple(given))
+                grown = _cheapest_insertion(instance, draft, _Unit((customer,)), (share,))
+                if grown is None:
+                    continue
+                others = [r for r in routes if r.vehicle not in (donor.vehicle, receiver.vehicle)]
+                plan = Solution(routes=tuple(sorted([*others, shrunk, grown.route(instance)], key=lambda r: r.vehicle)))
+                report = check(instance, plan)
+                if report.feasible and (best is None or report.cost < best[0] - TOLERANCE):
+                    best = (report.cost, plan)
+    return None if best is None else best[1]
+
+
+_NONE: frozenset[Module] = frozenset()
+
+FREEDOMS: tuple[Freedom, ...] = (
+    Freedom("split_delivery", frozenset({Module.SPLIT}), _NONE, split_customers, _split_delivery),
+    Freedom("late_service", frozenset({Module.STW}), _NONE, lateness, _widest(lateness)),
+    Freedom("waiting", _NONE, frozenset({Module.HTW, Module.STW}), waiting, _widest(waiting)),
+    Freedom("open_end", frozenset({Module.OPEN}), frozenset({Module.HTW, Module.DIST}), closed_excess, _widest(closed_excess)),
+)
+"""The freedoms a module's rules allow and some wrong model forbids, one plan each where the
+instance admits one. An open route "ends anywhere" in a way a feasible plan can show only where a
+closed route could not have ended there (past the depot's close, or past the distance limit), so
+``open_end`` needs windows or a limit besides. Two more are searched apart: the longest route
+against the distance limit (``longest``, among the tightest plans) and a route on every vehicle
+type of a mixed fleet (``EVERY_VEHICLE_TYPE``). A route ending at a depot other than its own is no
+freedom: a closed route returns to the depot it left on every variant (docs/semantics.md)."""
+
+EVERY_VEHICLE_TYPE = "every_vehicle_type"
+
+
+def vehicle_type(vehicle: Vehicle) -> tuple[object, ...]:
+    """What sets a vehicle apart besides its depot: capacities and costs."""
+    return (vehicle.capacity, vehicle.compartment_capacity, vehicle.fixed_cost, vehicle.cost_per_distance)
+
+
+def types_used(instance: Instance, plan: Solution) -> set[tuple[object, ...]]:
+    return {vehicle_type(instance.vehicles[r.vehicle]) for r in plan.routes if r.visits}
+
+
+def _every_vehicle_type(instance: Instance, plus: Solution, others: Sequence[Solution]) -> Solution | None:
+    """On a mixed fleet, s+ with a route handed to (or, failing that, one unit moved onto) an idle
+    vehicle of each type no plan so far uses, as long as that stays feasible: a model that leaves a
+    type out (an off-by-one vehicle range, one type's capacity for all) rejects it."""
+    if not instance.spec.heterogeneous:
+        return None
+    used = set().union(*(types_used(instance, p) for p in (plus, *others)))
+    missing = [t for t in dict.fromkeys(vehicle_type(v) for v in instance.vehicles) if t not in used]
+    current = plus
+    for wanted in missing:
+        for k, vehicle in enumerate(instance.vehicles):
+            if vehicle_type(vehicle) != wanted or current.route_of(k) is not None:
+                continue
+            moved = _handed_over(instance, current, k) or _onto_idle(instance, current, k)
+            if moved is not None:
+                current = moved
+                break
+    return current if types_used(instance, current) - used else None
+
+
+def _handed_over(instance: Instance, plan: Solution, vehicle: int) -> Solution | None:
+    """A whole route of the plan driven by the idle ``vehicle`` instead (lightest route first)."""
+    depot = instance.vehicles[vehicle].depot
+    for route in sorted((r for r in plan.routes if r.visits), key=lambda r: (capacity_usage(instance, r), r.vehicle)):
+        moved = route.model_copy(update={"vehicle": vehicle, "depot": depot})
+        routes = sorted([*(r for r in plan.routes if r.vehicle != route.vehicle), moved], key=lambda r: r.vehicle)
+        candidate = Solution(routes=tuple(routes))
+        if check(instance, candidate).feasible:
+            return candidate
+    return None
+
+
+def _onto_idle(instance: Instance, plan: Solution, vehicle: int) -> Solution | None:
+    depot = instance.vehicles[vehicle].depot
+    for donor in sorted((r for r in plan.routes if len(r.visits) > 1), key=lambda r: -len(r.visits)):
+        moved = _moved_to_idle(instance, plan, donor, vehicle, depot)
+        if moved is not None:
+            return moved
+    return None

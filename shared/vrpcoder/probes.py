@@ -47,7 +47,9 @@ class Probe(BaseModel):
     """The family a violating probe breaks (None for the feasible probe)."""
     variety: str | None = None
     """What sets a further feasible probe apart from s+ (``fewest_vehicles``, ``most_vehicles``,
-    ``tightest``; see ``vrpcoder.feasible.diverse_feasible``); None for s+ and violating probes."""
+    ``fullest``, ``tightest_window``, ``longest``, and the freedoms of the rules: ``split_delivery``,
+    ``late_service``, ``waiting``, ``open_end``, ``every_vehicle_type``; see
+    ``vrpcoder.feasible.diverse_feasible``); None for s+ and violating probes."""
 
     @property
     def name(self) -> str:

@@ -4,8 +4,11 @@ A probe is kept only when two independent judges agree on its label: the gold sc
 same INJ operator that later judges candidates, and the solver-free checker. Their disagreement is
 never a sample; it is counted as ``disagreement`` because it means one of them has a bug.
 
-Structural probes share the relaxed base instance I*; every parameter attack produces its own
-attacked copy I*_a with its own gold script and reference optimum, paired with s+ and its s-.
+The base sample lives on the relaxed instance I*; every parameter attack produces its own
+attacked copy I*_a with its own gold script and reference optimum. Both are built by one function,
+so an attacked copy carries, on its own instance, the same probes as the base sample (s+, the
+far-apart feasible plans, the structural, edge and gold-derived probes of every family its variant
+encodes) and its own attack's probe besides.
 """
 
 from __future__ import annotations
@@ -19,18 +22,20 @@ from pydantic import BaseModel, ConfigDict
 
 from vrpcoder.attacks import Attack, AttackSkipped, run_attacks, run_edge_attacks
 from vrpcoder.attacks.derived import (
+    FREEDOM_REQUIREMENTS,
     derived_attack,
     derived_rule_attack,
     derived_service_time,
     derived_waiting,
     fewest_vehicles_plan,
+    freedom_plan,
 )
 from vrpcoder.attacks.editing import label_problem
 from vrpcoder.candidate import BuiltCandidate, build_candidate
 from vrpcoder.checker import check, compartment_loads
 from vrpcoder.errors import VerificationFailure
 from vrpcoder.families import Family
-from vrpcoder.feasible import diverse_feasible, feasible_probe
+from vrpcoder.feasible import FREEDOMS, diverse_feasible, feasible_probe
 from vrpcoder.gold import render_gold
 from vrpcoder.injection import InjVerdict, inject
 from vrpcoder.instances import Instance
@@ -51,16 +56,17 @@ class Sample(BaseModel):
     id: str
     variant: str
     kind: str
-    """``base`` (I* with its structural probes) or the parameter attacker that made I*_a."""
+    """``base`` (I*) or the parameter attacker that made I*_a."""
     profile: int | None = None
     seed: int | None = None
     instance: Instance
     gold_code: str
     reference_objective: float
     probes: tuple[Probe, ...]
-    """The feasible probes first (s+, then the base sample's far-apart ones), then the violating
-    ones: the paper's structural probes, and on the base sample the edge probes of every family the
-    variant encodes (or, where those found none, the gold-derived ones)."""
+    """The feasible probes first (s+, then the far-apart ones found on this sample's instance), then
+    the violating ones: on an attacked copy its own attack's probe, then on every sample the
+    paper's structural probes and the edge probes of every family the variant encodes (or, where
+    those found none, the gold-derived ones)."""
     node_id_map: dict[str, str] | None = None
     """Internal node number -> the id the index-rewritten statement uses (Stage 2), as strings;
     the verifier composes it with the candidate's own ``id2idx`` / ``node_ids``."""
@@ -190,6 +196,11 @@ def build_samples(
 ) -> BuildReport:
     """All verified samples of one base instance (the base sample first).
 
+    The base sample and every attacked copy are built by the same :func:`_probed_sample`, each on
+    its own instance: a rule that a copy's data changes (a tightened capacity, narrowed windows, a
+    shorter distance limit) is probed there as it is on I*, so no sample a reward is computed on
+    leaves a family of its variant unprobed.
+
     ``relax_instance=False`` keeps the instance's own data in the base sample (evaluation on library
     sub-instances states the real numbers); ``parameter_attacks=False`` builds the base sample only.
     """
@@ -200,44 +211,98 @@ def build_samples(
         return report
     relaxed = relax(instance, found.solution) if relax_instance else instance
     plus = Probe(label=Label.FEASIBLE, solution=found.solution)
-    gold = _gold_model(relaxed, time_limit)
-    if isinstance(gold, str):
-        report.records.append(ProbeRecord(None, None, ProbeOutcome.GOLD_ERROR, gold))
-        return report
-    rejected = _judge(gold, relaxed, plus, time_limit)
-    if rejected is not None:
-        report.records.append(rejected)
-        return report
-    report.records.append(ProbeRecord(None, None, ProbeOutcome.KEPT))
+    attacked = _probed_sample(relaxed, plus, relaxed.name, seed=seed, time_limit=time_limit, report=report)
+    if parameter_attacks:
+        for attack in attacked:
+            named = attack.instance.model_copy(update={"name": attacked_name(relaxed.name, attack.attacker)})
+            own = attack.model_copy(update={"instance": named})
+            _probed_sample(named, plus, relaxed.name, seed=seed, time_limit=time_limit, report=report, own=own)
+    return report
 
-    extra = [
-        Probe(label=Label.FEASIBLE, solution=plan, variety=name)
-        for name, plan in diverse_feasible(relaxed, found.solution)
-    ]
-    fewest = _fewer_vehicles(relaxed, [plus, *extra])
-    if fewest is not None:
-        extra.insert(0, Probe(label=Label.FEASIBLE, solution=fewest, variety="fewest_vehicles"))
-    feasible = [plus, *_keep(gold, relaxed, extra, time_limit, report)]
+
+def _probed_sample(
+    instance: Instance,
+    plus: Probe,
+    base_name: str,
+    *,
+    seed: int,
+    time_limit: float,
+    report: BuildReport,
+    own: Attack | None = None,
+) -> list[Attack]:
+    """Build one sample on ``instance``: the base sample (``own`` None) or the attacked copy that
+    ``own``, a parameter attack, made; returns the base sample's parameter attacks (none for a copy).
+
+    Every sample gets the same kinds of probe, built on its own instance and confirmed by its own
+    gold script: s+ and the far-apart feasible plans (``diverse_feasible``, the gold model's fewest
+    vehicles), the structural and edge probes of every attacker the variant table enables
+    (``Variant.enabled_attackers``, ``Variant.on_instance``), and the gold-derived ones for a family
+    none of those broke. A copy puts its own attack's probe first among the violating ones (without
+    it kept there is no copy) and skips the parameter attacks it proposes itself: those would be
+    copies of copies.
+    """
+    gold = _gold_model(instance, time_limit)
+    if isinstance(gold, str):
+        attacker, family = (None, None) if own is None else (own.attacker, own.family)
+        report.records.append(ProbeRecord(attacker, family, ProbeOutcome.GOLD_ERROR, gold))
+        return []
+    rejected = _judge(gold, instance, plus, time_limit)
+    if rejected is not None:
+        if own is not None:
+            rejected = ProbeRecord(own.attacker, own.family, ProbeOutcome.GOLD_REJECTS_PLUS, "s+ not accepted on I*_a")
+        report.records.append(rejected)
+        return []
+    violating: list[Probe] = []
+    if own is None:
+        report.records.append(ProbeRecord(None, None, ProbeOutcome.KEPT))
+    else:
+        violating = _keep(gold, instance, [_violating(own)], time_limit, report)
+        if not violating:
+            return []
+    feasible = [plus, *_keep(gold, instance, _far_apart(instance, plus), time_limit, report)]
 
     structural: list[Probe] = []
-    attacked: list[Attack] = []
-    proposals = [*run_attacks(relaxed, found.solution, seed=seed), *run_edge_attacks(relaxed, found.solution, seed=seed)]
+    parameter: list[Attack] = []
+    proposals = [
+        *run_attacks(instance, plus.solution, seed=seed, parametric=own is None),
+        *run_edge_attacks(instance, plus.solution, seed=seed),
+    ]
     for proposal in proposals:
         if isinstance(proposal, AttackSkipped):
-            report.records.append(
-                ProbeRecord(proposal.attacker, None, ProbeOutcome.NOT_APPLICABLE, proposal.reason)
-            )
+            report.records.append(ProbeRecord(proposal.attacker, None, ProbeOutcome.NOT_APPLICABLE, proposal.reason))
         elif proposal.bound is None:
             structural.append(_violating(proposal))
-        elif parameter_attacks:
-            attacked.append(proposal)
+        else:
+            parameter.append(proposal)
 
-    kept = _keep(gold, relaxed, structural, time_limit, report)
-    kept += _derived(gold, relaxed, kept, time_limit, report)
-    report.samples.append(_assemble(relaxed, BASE_KIND, gold, (*feasible, *kept), relaxed.name))
-    for attack in attacked:
-        _attacked_sample(attack, plus, time_limit, report, relaxed.name)
-    return report
+    violating += _keep(gold, instance, structural, time_limit, report)
+    violating += _derived(gold, instance, violating, time_limit, report)
+    kind = BASE_KIND if own is None else own.attacker.value
+    report.samples.append(_assemble(instance, kind, gold, (*feasible, *violating), base_name))
+    return parameter
+
+
+def _far_apart(instance: Instance, plus: Probe) -> list[Probe]:
+    """The feasible plans a sample carries besides s+, before the gold script confirms them: the
+    heuristic ones (``diverse_feasible``), then from the gold model a plan with fewer vehicles where
+    every plan so far uses the whole fleet, and a plan for each freedom the gold model can be asked
+    for (``FREEDOM_REQUIREMENTS``) that no plan so far uses."""
+    extra = [
+        Probe(label=Label.FEASIBLE, solution=plan, variety=name)
+        for name, plan in diverse_feasible(instance, plus.solution)
+    ]
+    fewest = _fewer_vehicles(instance, [plus, *extra])
+    if fewest is not None:
+        extra.insert(0, Probe(label=Label.FEASIBLE, solution=fewest, variety="fewest_vehicles"))
+    for freedom in FREEDOMS:
+        if freedom.name not in FREEDOM_REQUIREMENTS or not freedom.allowed(instance):
+            continue
+        if any(freedom.used(instance, p.solution) for p in (plus, *extra)):
+            continue
+        plan, _ = freedom_plan(instance, freedom.name, time_limit=DERIVED_TIME_LIMIT)
+        if plan is not None and freedom.used(instance, plan):
+            extra.append(Probe(label=Label.FEASIBLE, solution=plan, variety=freedom.name))
+    return extra
 
 
 def _keep(
@@ -275,10 +340,10 @@ DERIVED_TIME_LIMIT = 10.0
 def _derived(
     gold: _GoldModel, instance: Instance, kept: list[Probe], time_limit: float, report: BuildReport
 ) -> list[Probe]:
-    """Gold-derived probes for the families the variant encodes that no kept probe of the base
-    sample breaks (issue 14.4: the fallback behind the hand-written attackers), for the rules of a
-    compound family that no kept probe breaks alone (issue 28.2), and with hard windows a
-    service-time-only and a waiting-only lateness where the edge attackers found none."""
+    """Gold-derived probes for the families the variant encodes that no kept probe of the sample
+    breaks (issue 14.4: the fallback behind the hand-written attackers), for the rules of a compound
+    family that no kept probe breaks alone (issue 28.2), and with hard windows a service-time-only
+    and a waiting-only lateness where the edge attackers found none."""
     covered = {f for p in kept if p.attacker is not None for f in ATTACKERS[p.attacker].reveals}
     ruled = {r for p in kept if p.attacker is not None for r in ATTACKERS[p.attacker].rules}
     probes: list[Probe] = []
@@ -323,23 +388,6 @@ def _overloaded_compartments(instance: Instance, probes: Iterable[Probe]) -> set
             loads = compartment_loads(instance, route)
             found |= {c for c, (load, room) in enumerate(zip(loads, rooms, strict=True)) if load > room + 1e-6}
     return found
-
-
-def _attacked_sample(attack: Attack, plus: Probe, time_limit: float, report: BuildReport, base_name: str) -> None:
-    named = attack.instance.model_copy(update={"name": attacked_name(base_name, attack.attacker)})
-    attack = attack.model_copy(update={"instance": named})
-    gold = _gold_model(attack.instance, time_limit)
-    if isinstance(gold, str):
-        report.records.append(ProbeRecord(attack.attacker, attack.family, ProbeOutcome.GOLD_ERROR, gold))
-        return
-    if _judge(gold, attack.instance, plus, time_limit) is not None:
-        report.records.append(
-            ProbeRecord(attack.attacker, attack.family, ProbeOutcome.GOLD_REJECTS_PLUS, "s+ not accepted on I*_a")
-        )
-        return
-    kept = _keep(gold, attack.instance, [_violating(attack)], time_limit, report)
-    if kept:
-        report.samples.append(_assemble(attack.instance, attack.attacker.value, gold, (plus, *kept), base_name))
 
 
 def _assemble(instance: Instance, kind: str, gold: _GoldModel, probes: tuple[Probe, ...], base_name: str) -> Sample:

@@ -384,6 +384,9 @@ VARIANTS: dict[str, Variant] = {
 
 def get_variant(name: str) -> Variant:
     """Look a variant up by name (case-insensitive); a clear error names the valid choices."""
+    exact = VARIANTS.get(name)
+    if exact is not None:
+        return exact  # the common case: every ``Instance.spec`` asks, thousands of times per sample build
     for key, variant in VARIANTS.items():
         if key.lower() == name.lower():
             return variant

@@ -35,7 +35,7 @@ def test_base_sample_first_with_the_feasible_probe_first(built: tuple[str, list[
         assert labels == [Label.FEASIBLE] * feasible + [Label.INFEASIBLE] * (len(labels) - feasible)
         assert all(p.attacker is None and p.variety for p in sample.probes[1:feasible])
         if sample.kind != BASE_KIND:
-            assert feasible == 1
+            assert sample.probes[feasible].attacker == Attacker(sample.kind), "a copy's own probe leads its violating ones"
         assert len(sample.probes) >= 2
 
 
@@ -71,11 +71,12 @@ def test_probe_families_come_from_the_variant_table(built: tuple[str, list[Sampl
     spec = get_variant(variant)
     for sample in samples:
         for probe in (p for p in sample.probes if p.attacker is not None):
-            allowed = (*spec.enabled_attackers, *spec.on_instance, *spec.derived) if sample.kind == BASE_KIND else spec.enabled_attackers
-            assert probe.attacker in allowed
+            assert probe.attacker in (*spec.enabled_attackers, *spec.on_instance, *spec.derived)
             assert probe.family is ATTACKERS[probe.attacker].target
         if sample.kind != BASE_KIND:
             assert ATTACKERS[spec.enabled_attackers[[a.value for a in spec.enabled_attackers].index(sample.kind)]].parametric
+            parametric = [p.attacker for p in sample.probes if p.attacker is not None and ATTACKERS[p.attacker].parametric]
+            assert parametric == [Attacker(sample.kind)], "a copy carries no other copy's parameter probe"
 
 
 def test_gold_passes_its_own_sample_with_full_reward(built: tuple[str, list[Sample], object]) -> None:

@@ -49,7 +49,7 @@ from vrpcoder.attacks.subrules import SUBRULE_ATTACKERS
 from vrpcoder.checker import check
 from vrpcoder.instances import Instance
 from vrpcoder.solutions import Solution
-from vrpcoder.variants import Attacker
+from vrpcoder.variants import ATTACKERS, Attacker
 
 AttackFn = Callable[[Instance, Solution, np.random.Generator], Attack | AttackSkipped]
 
@@ -89,10 +89,17 @@ def run_attack(
     return ATTACKERS_IMPL[attacker](instance, plus, np.random.default_rng(seed))
 
 
-def run_attacks(instance: Instance, plus: Solution, *, seed: int = 0) -> list[Attack | AttackSkipped]:
+def run_attacks(
+    instance: Instance, plus: Solution, *, seed: int = 0, parametric: bool = True
+) -> list[Attack | AttackSkipped]:
     """Every attacker the registry enables for the instance's variant (the paper's, then ours), in
-    the registry's order."""
-    return [run_attack(a, instance, plus, seed=seed) for a in instance.spec.enabled_attackers]
+    the registry's order; with ``parametric=False`` only those that leave the instance as it is
+    (on an attacked copy a parameter attack would make a copy of the copy)."""
+    return [
+        run_attack(a, instance, plus, seed=seed)
+        for a in instance.spec.enabled_attackers
+        if parametric or not ATTACKERS[a].parametric
+    ]
 
 
 def run_edge_attacks(instance: Instance, plus: Solution, *, seed: int = 0) -> list[Attack | AttackSkipped]:

@@ -492,3 +492,61 @@ def _lateness_impossible(instance: Instance, time_limit: float, **left_out: bool
         return False
     finally:
         model.dispose()
+
+
+# ---- feasible plans that use a freedom the rules allow (issue 28, item 3) -----------------------
+
+
+def _some_late(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> None:
+    """Soft windows: the exact earliest schedule, and some customer starting after its window
+    closes (the gold model keeps every rule; lateness is priced, not forbidden)."""
+    _time_window(model, xvar, instance)
+
+
+def _some_split(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> None:
+    """Split delivery: some customer entered twice (by two vehicles: the rules let a vehicle visit a
+    customer once)."""
+    nodes = range(instance.num_nodes)
+    twice = []
+    for j in instance.customer_nodes:
+        y = model.addVar(vtype=GRB.BINARY, name=f"derived_split_customer[{j}]")
+        entries = gp.quicksum(v for i in nodes if i != j for v in xvar.arc_vars(i, j))
+        model.addConstr(entries >= 2 * y, name=f"derived_entered_twice[{j}]")
+        twice.append(y)
+    model.addConstr(gp.quicksum(twice) >= 1, name="derived_some_split_customer")
+
+
+FREEDOM_REQUIREMENTS: dict[str, Callable[[gp.Model, RoutingVariable, Instance], None]] = {
+    "late_service": _some_late,
+    "split_delivery": _some_split,
+}
+"""The freedoms (``vrpcoder.feasible.FREEDOMS`` by name) the gold model is asked for where no plan
+near s+ uses them: the two whose absence from the feasible probes let a model that forbids them
+keep its full reward (a no-split SDVRP, soft windows treated as hard)."""
+
+
+def freedom_plan(instance: Instance, freedom: str, *, time_limit: float = 10.0) -> tuple[Solution | None, bool]:
+    """A feasible plan that uses ``freedom`` from the gold model (every rule kept, the freedom
+    required, any objective), and whether the gold model proves that no plan uses it.
+
+    The feasible-side counterpart of the derived attacks: the heuristics search plans near s+ only,
+    the gold model all of them, so "the instance admits no such plan" is a proof, not a miss."""
+    requirement = FREEDOM_REQUIREMENTS.get(freedom)
+    if requirement is None:
+        raise ValueError(f"no gold requirement for the freedom {freedom!r}; have: {', '.join(FREEDOM_REQUIREMENTS)}")
+    try:
+        model = _unsolved_gold(instance, None, time_limit)
+    except (ValueError, gp.GurobiError):
+        return None, False
+    try:
+        requirement(model, find_routing_variable(model, instance.num_nodes), instance)
+        model.setObjective(gp.LinExpr(), GRB.MINIMIZE)
+        model.optimize()
+        if model.SolCount == 0:
+            return None, model.Status == GRB.INFEASIBLE
+        solution = extract_solution(model, instance)
+    except (VerificationFailure, gp.GurobiError, ValueError):
+        return None, False
+    finally:
+        model.dispose()
+    return (solution if check(instance, solution).feasible else None), False
