@@ -107,37 +107,45 @@ def _late(instance: Instance, plan: Solution) -> float:
     return sum(t.value for t in price_terms(instance, plan) if t.kind is PriceKind.LATENESS)
 
 
-def _with_late_probe(sample: Sample) -> tuple[Sample, Probe]:
-    plan = late_plan(sample.instance, sample.probes[0].solution)
-    assert check(sample.instance, plan).feasible and _late(sample.instance, plan) > 1.0, "no late plan here"
-    probe = Probe(label=Label.FEASIBLE, solution=plan, variety="late_in_test")
-    return sample.model_copy(update={"probes": (*sample.probes, probe)}), probe
+def _late_probe(sample: Sample) -> Probe:
+    """The sample's own late feasible plan (``s+:late_service``, built for every soft-window sample
+    whose instance admits one)."""
+    late = [p for p in sample.probes if p.label is Label.FEASIBLE and _late(sample.instance, p.solution) > 1.0]
+    assert late, "no late feasible probe on this sample"
+    return late[0]
+
+
+def _on_time_only(sample: Sample) -> Sample:
+    """The sample as it was before late feasible probes existed: only its on-time plans."""
+    kept = tuple(p for p in sample.probes if p.label is Label.INFEASIBLE or _late(sample.instance, p.solution) == 0.0)
+    return sample.model_copy(update={"probes": kept})
 
 
 @pytest.fixture(scope="module")
 def stw_sample() -> Sample:
-    """A VRPSTW base sample whose own feasible probes are all on time (profile 7 seed 0): the
-    dropped weight is invisible to DIFF and INJ there, and only a late plan shows it."""
+    """A VRPSTW base sample (profile 7 seed 0) whose optimum is on time: a dropped penalty weight
+    does not move it, so DIFF and INJ cannot see the bug; its late feasible probe can."""
     sample = samples("VRPSTW", 7, 0, 6)[0]
-    assert all(_late(sample.instance, p.solution) == 0.0 for p in sample.probes if p.label is Label.FEASIBLE)
+    assert any(p.variety == "late_service" for p in sample.probes), [p.name for p in sample.probes]
     return sample
 
 
 def test_a_dropped_penalty_weight_passes_where_no_feasible_plan_is_late(stw_sample: Sample) -> None:
-    """The blind spot: DIFF matches and every probe passes, and the cost checks agree, because
-    no feasible probe of this sample is late (a late-service probe is what makes them differ)."""
-    verdict = verify(_priced(STW, stw_sample, omit="late_weight"), stw_sample, CONFIG)
+    """The blind spot the late-service probe closes: without a late feasible plan, DIFF matches,
+    every probe passes and the cost checks agree."""
+    on_time = _on_time_only(stw_sample)
+    verdict = verify(_priced(STW, on_time, omit="late_weight"), on_time, CONFIG)
     assert verdict.diff and verdict.passed and all(c.judged and c.passed for c in verdict.costs)
 
 
 def test_a_dropped_penalty_weight_fails_the_cost_check_on_a_late_plan(stw_sample: Sample) -> None:
-    sample, probe = _with_late_probe(stw_sample)
+    sample, probe = stw_sample, _late_probe(stw_sample)
     correct = verify(_priced(STW, sample), sample, CONFIG)
     assert correct.passed and correct.reward == pytest.approx(1.0), correct.failed_checks
     verdict = verify(_priced(STW, sample, omit="late_weight"), sample, CONFIG)
     late = next(c for c in verdict.costs if c.probe == probe.name)
     assert late.judged and not late.passed
-    assert late.objective is not None and late.price is not None and late.objective < late.price - 1.0
+    assert late.objective is not None and late.price is not None and abs(late.objective - late.price) > 1.0
     assert {t.kind for t in late.terms} >= {PriceKind.DISTANCE, PriceKind.LATENESS}
     assert late.routes and {r.visits for r in late.routes} == {r.visits for r in probe.solution.routes if r.visits}
     assert {p.name for p in late.objective_parts} >= {"x", "late"}
@@ -149,7 +157,10 @@ def test_a_dropped_penalty_weight_fails_the_cost_check_on_a_late_plan(stw_sample
 
 
 def test_the_pricing_function_prices_a_plan_of_the_tests_own(stw_sample: Sample) -> None:
-    sample, probe = _with_late_probe(stw_sample)
+    plan = late_plan(stw_sample.instance, stw_sample.probes[0].solution)
+    assert check(stw_sample.instance, plan).feasible and _late(stw_sample.instance, plan) > 1.0
+    probe = Probe(label=Label.FEASIBLE, solution=plan, variety="late_in_test")
+    sample = stw_sample.model_copy(update={"probes": (*stw_sample.probes, probe)})
     correct = check_cost(build_candidate(_priced(STW, sample)), sample, probe, CONFIG)
     dropped = check_cost(build_candidate(_priced(STW, sample, omit="late_weight")), sample, probe, CONFIG)
     assert correct.judged and correct.passed and correct.objective == pytest.approx(plan_price(sample.instance, probe.solution))
