@@ -41,6 +41,10 @@ def build_components(config: SynthConfig, out: Path, token: str | None = None) -
     backend = build_backend(config, token)
     teacher = config.teacher
     if teacher.kind == "offline":
+        if config.coder == "compact":
+            from vrpcoder_synth.compact import CompactCoder
+
+            return Components(OfflineWriter(), CompactCoder(), backend, "offline|compact")
         return Components(OfflineWriter(), OfflineCoder(), backend, "offline")
     from vrpcoder_synth.teacher import TeacherClient, TeacherCoder, TeacherWriter, prompts_version
 
