@@ -27,6 +27,8 @@ SHIPPED = {
     "tiny_frontier_cpu.yaml": FrontierConfig,
     "tiny_merge_cpu.yaml": MergeConfig,
     "frontier_qwen3_8b.yaml": FrontierConfig,
+    "codegen_sft_cpu.yaml": SFTRunConfig,
+    "codegen_grpo_cpu.yaml": GRPORunConfig,
 }
 
 

@@ -23,6 +23,7 @@ ablation admits into training).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -48,12 +49,12 @@ def build_model():
     m.Params.OutputFlag = 0
     x = m.addVars(N, N, vtype=GRB.BINARY, name="x")
     u = m.addVars(N, name="u")
-    m.setObjective(x.prod(d), GRB.MINIMIZE)
+    m.setObjective(x.prod(d))
     m.addConstrs(x[i, i] == 0 for i in N)
     m.addConstrs(x.sum(i, "*") == 1 for i in N)
     m.addConstrs(x.sum("*", i) == 1 for i in N)
     # @omit subtour
-    m.addConstrs((x[i, j] == 1) >> (u[j] >= u[i] + 1) for i in N for j in N if j and j != i)
+    m.addConstrs((x[i, j] == 1) >> (u[j] >= u[i] + 1) for i, j in d if j and j != i)
     # @end subtour
     m.optimize()
     return m
@@ -68,12 +69,12 @@ def build_model():
     m.Params.OutputFlag = 0
     x = m.addVars(N, N, vtype=GRB.BINARY, name="x")
     u = m.addVars(N, name="u")
-    m.setObjective(x.prod(d), GRB.MINIMIZE)
+    m.setObjective(x.prod(d))
     m.addConstrs(x[i, i] == 0 for i in N)
     m.addConstrs(x.sum(i, "*") == 1 for i in N if i)
     m.addConstrs(x.sum("*", i) == 1 for i in N if i)
     m.addConstr(x.sum(0, "*") <= K)
-    m.addConstrs((x[i, j] == 1) >> (u[j] >= u[i] + P[j][2]) for i in N for j in N if j and j != i)
+    m.addConstrs((x[i, j] == 1) >> (u[j] >= u[i] + P[j][2]) for i, j in d if j and j != i)
     # @omit capacity
     m.addConstrs(u[i] <= Q for i in N)
     # @end capacity
@@ -81,7 +82,8 @@ def build_model():
     return m
 '''
 """Loads ``u`` grow along every arc into a customer by its demand (the sampler's demands are positive,
-so this also rules out customer-only cycles), and stay within ``Q``."""
+so this also rules out customer-only cycles), and stay within ``Q``. The objective's sense is Gurobi's
+default, minimisation."""
 
 _VRPHTW_BODY = '''
 def build_model():
@@ -93,16 +95,16 @@ def build_model():
     x = m.addVars(N, N, vtype=GRB.BINARY, name="x")
     u = m.addVars(N, name="u")
     t = m.addVars(N, lb=[p[3] for p in P], name="t")
-    m.setObjective(x.prod(d), GRB.MINIMIZE)
+    m.setObjective(x.prod(d))
     m.addConstrs(x[i, i] == 0 for i in N)
     m.addConstrs(x.sum(i, "*") == 1 for i in N if i)
     m.addConstrs(x.sum("*", i) == 1 for i in N if i)
     m.addConstr(x.sum(0, "*") <= K)
-    m.addConstrs((x[i, j] == 1) >> (u[j] >= u[i] + P[j][2]) for i in N for j in N if j and j != i)
+    m.addConstrs((x[i, j] == 1) >> (u[j] >= u[i] + P[j][2]) for i, j in d if j and j != i)
     # @omit capacity
     m.addConstrs(u[i] <= Q for i in N)
     # @end capacity
-    m.addConstrs((x[i, j] == 1) >> (t[j] >= t[i] + P[i][5] + d[i, j]) for i in N for j in N if j and j != i)
+    m.addConstrs((x[i, j] == 1) >> (t[j] >= t[i] + P[i][5] + d[i, j]) for i, j in d if j and j != i)
     # @omit time_window
     m.addConstrs(t[i] <= P[i][4] for i in N)
     m.addConstrs((x[i, 0] == 1) >> (t[i] + P[i][5] + d[i, 0] <= P[0][4]) for i in N if i)
@@ -185,6 +187,12 @@ SKELETONS: dict[str, Skeleton] = {
 
 def compact_variants() -> frozenset[str]:
     return frozenset(SKELETONS)
+
+
+def compact_version() -> str:
+    """A digest of the skeletons: it enters the synth items' keys, so a changed script is written anew."""
+    text = "\n".join(f"{s.variant}|{s.columns}|{s.body}" for s in SKELETONS.values())
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def skeleton_for(variant: str) -> Skeleton:
