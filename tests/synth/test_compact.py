@@ -9,7 +9,7 @@ import pytest
 from vrpcoder.verification import VerifyConfig, verify
 
 from tests.synth.support import grid_samples
-from vrpcoder_synth.compact import CompactCoder, compact_variants, render_compact, skeleton_for
+from vrpcoder_synth.compact import CompactCoder, compact_variants, dropped_blocks, render_compact, skeleton_for
 from vrpcoder_synth.config import GridConfig, SynthConfig
 from vrpcoder_synth.fidelity import numbers_in
 from vrpcoder_synth.statements import StatementPath, write_statement
@@ -81,3 +81,16 @@ def test_the_compact_coder_is_refused_for_a_variant_it_does_not_write() -> None:
         SynthConfig(coder="compact", grid=GridConfig(variants=("TSP", "MDVRP")))
     with pytest.raises(ValueError, match="compact coder writes"):
         SynthConfig(coder="compact")
+
+
+@pytest.mark.parametrize("variant", sorted(compact_variants()))
+def test_a_generated_script_is_read_at_the_constraint_level(variant: str) -> None:
+    """What a model dropped is read from its script: each omitted block by name, nothing for the full
+    script, and None for a script that does not follow the skeleton at all."""
+    instance = grid_samples(variant)[0].instance
+    assert dropped_blocks(render_compact(instance), variant) == ()
+    for block in skeleton_for(variant).omissions:
+        assert dropped_blocks(render_compact(instance, omit=block), variant) == (block,)
+    assert dropped_blocks("import gurobipy as gp\n\ndef build_model():\n    return None\n", variant) is None
+    reindented = render_compact(instance).replace("\n    ", "\n        ")
+    assert dropped_blocks(reindented, variant) == ()

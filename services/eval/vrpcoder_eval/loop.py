@@ -70,6 +70,8 @@ class LoopSettings(BaseModel):
     mutant_share: float = Field(default=550 / 7347, ge=0.0, lt=1.0)
     """Share of DIFF-blind mutants (reserved records) in the SFT set, as in the paper's no-injection SFT
     (``vrpcoder_trainer.mixture``); 0 trains on accepted scripts only."""
+    grpo_inj_weight: float = Field(default=0.3, ge=0.0)
+    """Weight of injection in GRPO's reward (the paper's 0.3; 0 is the no-injection ablation)."""
     model_size: Literal["smoke", "small", "base"] = "small"
     """Shape of the model trained from scratch (``vrpcoder_trainer.tiny.MODEL_SIZES``)."""
     sft_steps: int = Field(default=60, ge=1)
@@ -343,7 +345,7 @@ class Loop:
             "run.save_total_limit": 1, "num_generations": s.num_generations,
             "batch.per_device_train_batch_size": s.num_generations, "batch.effective_batch_size": s.num_generations,
             "generation.max_completion_length": s.max_new_tokens, "verifier.url": service.base_url,
-            "verifier.time_limit": s.time_limit,
+            "verifier.time_limit": s.time_limit, "reward.inj": s.grpo_inj_weight,
         })
         logs = LogCollector.create()
         client = VerifierClient(service.base_url, service.token, timeout=config.verifier.timeout,

@@ -202,6 +202,28 @@ def skeleton_for(variant: str) -> Skeleton:
     return SKELETONS[name]
 
 
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("# @")]
+
+
+def dropped_blocks(code: str, variant: str) -> tuple[str, ...] | None:
+    """The omit blocks of ``variant``'s skeleton that ``code`` leaves out, or None when ``code`` does not
+    follow the skeleton outside them (then what it lacks is not one rule but the script's shape).
+
+    This reads a generated script at the constraint level: a model that writes the compact skeleton
+    but skips the capacity line has dropped the capacity rule, whatever the verifier can see of it.
+    """
+    skeleton = skeleton_for(variant)
+    present = set(_lines(code))
+    full = _lines(apply_omissions(skeleton.body, None))
+    blocks = {block: [line for line in full if line not in _lines(apply_omissions(skeleton.body, block))]
+              for block in skeleton.omissions}
+    kept = [line for line in full if not any(line in lines for lines in blocks.values())]
+    if not all(line in present for line in kept):
+        return None
+    return tuple(block for block, lines in blocks.items() if not all(line in present for line in lines))
+
+
 def _key(label: str) -> str:
     """A node id as a dict key: integers bare, anything else quoted (``1``, ``'A'``)."""
     return label if label.isdigit() else repr(label)
