@@ -3,15 +3,14 @@ copied from the statement in the statement's order, its mutants lacking exactly 
 
 from __future__ import annotations
 
-import re
+from dataclasses import replace
 
 import pytest
 from vrpcoder.verification import VerifyConfig, verify
 
 from tests.synth.support import grid_samples
-from vrpcoder_synth.compact import CompactCoder, compact_variants, dropped_blocks, render_compact, skeleton_for
+from vrpcoder_synth.compact import CompactCoder, compact_variants, dropped_blocks, read_back, render_compact, skeleton_for
 from vrpcoder_synth.config import GridConfig, SynthConfig
-from vrpcoder_synth.fidelity import numbers_in
 from vrpcoder_synth.statements import StatementPath, write_statement
 
 CONFIG = VerifyConfig(time_limit=30.0)
@@ -29,41 +28,45 @@ def test_the_compact_script_earns_full_reward_on_every_sample_and_path(variant: 
             assert verdict.passed and verdict.reward == 1.0, (sample.id, path, verdict.error, verdict.failed_checks)
 
 
+@pytest.mark.parametrize("path", list(StatementPath))
 @pytest.mark.parametrize("variant", sorted(compact_variants()))
-def test_the_data_block_copies_the_statement_in_its_order(variant: str) -> None:
-    """Row by row, the numbers of ``V`` are the numbers of the statement's node lines in the order
-    they are written there (the depot's missing demand and service time excepted), and the fleet's
-    numbers follow in the order of the fleet sentence: a model copies, it never reorders."""
+def test_the_data_is_the_statements_own_lines_and_reads_back_as_the_instance(variant: str, path: StatementPath) -> None:
+    """``NODES`` holds each node's line of the statement verbatim, in node order, and ``FLEET`` its
+    fleet sentence: the script's data tokens are the prompt's. Its reading gives the instance's numbers."""
     sample = grid_samples(variant)[0]
-    statement = write_statement(sample, StatementPath.CONDENSED)
-    code = render_compact(sample.instance)
-    rows = re.findall(r"^    (\d+): \((.*)\),$", code, re.M)
-    assert [int(node) for node, _ in rows] == list(range(sample.instance.num_nodes))
-    node_lines = [line for line in statement.text.splitlines() if re.match(r"^\S[^:]* \d+: location", line)]
-    assert len(node_lines) == len(rows)
-    for (node, row), line in zip(rows, node_lines, strict=True):
-        written = [v for v in numbers_in(line.split(":", 1)[1])]
-        copied = numbers_in(row)
-        if int(node) == 0:  # the depot: its demand (and service time) are zero and not stated
-            copied = [v for i, v in enumerate(copied) if skeleton_for(variant).columns[i] not in ("demand", "service")]
-        assert copied == written, (line, row)
-    scalars = [float(v) for v in re.findall(r"^[KQ] = (.*)$", code, re.M)]
-    fleet = next((line for line in statement.text.splitlines() if "identical" in line), "")
-    assert scalars == [v for v in numbers_in(fleet) if v in scalars]
+    statement = write_statement(sample, path)
+    code = render_compact(statement, sample.instance)
+    nodes = code.split('NODES = """\n', 1)[1].split('\n"""', 1)[0].splitlines()
+    assert len(nodes) == sample.instance.num_nodes and all(line in statement.text.splitlines() for line in nodes)
+    assert [line.split(":")[0].split(" is ")[0].rsplit(" ", 1)[1] for line in nodes] == list(statement.labels)
+    rows, fleet = read_back(code)
+    assert rows[1] == list(skeleton_for(variant).row(sample.instance, 1))
+    if variant != "TSP":
+        assert fleet == {"K": len(sample.instance.vehicles), "Q": sample.instance.vehicles[0].capacity}
+        assert code.split('FLEET = """\n', 1)[1].split("\n", 1)[0] in statement.text
+
+
+def test_a_statement_that_does_not_read_back_gives_no_script() -> None:
+    sample = grid_samples("CVRP")[0]
+    statement = write_statement(sample)
+    altered = replace(statement, text=statement.text.replace("demand ", "a demand of ", 1))
+    with pytest.raises(ValueError, match="do not read back"):
+        render_compact(altered, sample.instance)
+    assert CompactCoder().regenerate(sample, altered, "key").code is None
 
 
 def test_a_mutant_lacks_exactly_its_block_and_is_caught() -> None:
     sample = next(s for s in grid_samples("VRPHTW") if s.kind == "base")
-    full = render_compact(sample.instance)
+    full = render_compact(write_statement(sample), sample.instance)
     for block, rules in (("capacity", ("u[i] <= Q",)), ("time_window", ("t[i] <= P[i][4]", "<= P[0][4]"))):
-        mutant = render_compact(sample.instance, omit=block)
+        mutant = render_compact(write_statement(sample), sample.instance, omit=block)
         dropped = [line for line in full.splitlines() if line not in mutant.splitlines()]
         assert len(dropped) == len(rules) and all(any(rule in line for line in dropped) for rule in rules)
         assert len(mutant.splitlines()) == len(full.splitlines()) - len(rules)
         assert not verify(mutant, sample, CONFIG).passed
     assert {o.block for o in CompactCoder().omissions(sample)} == {"capacity", "time_window"}
     with pytest.raises(ValueError, match="no '# @omit subtour' block"):
-        render_compact(sample.instance, omit="subtour")
+        render_compact(write_statement(sample), sample.instance, omit="subtour")
 
 
 def test_an_instance_the_skeleton_cannot_state_gives_no_code() -> None:
@@ -87,10 +90,11 @@ def test_the_compact_coder_is_refused_for_a_variant_it_does_not_write() -> None:
 def test_a_generated_script_is_read_at_the_constraint_level(variant: str) -> None:
     """What a model dropped is read from its script: each omitted block by name, nothing for the full
     script, and None for a script that does not follow the skeleton at all."""
-    instance = grid_samples(variant)[0].instance
-    assert dropped_blocks(render_compact(instance), variant) == ()
+    sample = grid_samples(variant)[0]
+    statement, instance = write_statement(sample), sample.instance
+    assert dropped_blocks(render_compact(statement, instance), variant) == ()
     for block in skeleton_for(variant).omissions:
-        assert dropped_blocks(render_compact(instance, omit=block), variant) == (block,)
+        assert dropped_blocks(render_compact(statement, instance, omit=block), variant) == (block,)
     assert dropped_blocks("import gurobipy as gp\n\ndef build_model():\n    return None\n", variant) is None
-    reindented = render_compact(instance).replace("\n    ", "\n        ")
+    reindented = render_compact(statement, instance).replace("\n    ", "\n        ")
     assert dropped_blocks(reindented, variant) == ()

@@ -18,7 +18,7 @@ from tests.trainer.support import cvrp_samples
 def texts() -> dict[str, str]:
     sample = cvrp_samples()[0]
     return {
-        "compact": f"```python\n{render_compact(sample.instance).rstrip()}\n```",
+        "compact": f"```python\n{render_compact(write_statement(sample), sample.instance).rstrip()}\n```",
         "gold": sample.gold_code,
         "statement": write_statement(sample).text,
     }

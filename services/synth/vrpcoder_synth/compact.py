@@ -1,29 +1,34 @@
-"""The compact response: a short complete script whose only instance-specific part is copied data.
+"""The compact response: a short complete script whose only instance-specific part is copied text.
 
 A model of a few million parameters trained on two CPU cores cannot learn the shipped formulations
 (a hundred lines each, a different style per sample), but it can learn one fixed skeleton per
-variant and *copy* the instance's numbers from the statement into it. So the compact script is
-written to make that copy as easy as possible, and stays an ordinary, readable gurobipy script that
-follows the candidate protocol (``build_model()``, ``x[i,j]`` over every node pair, ``OutputFlag`` 0):
+variant and *copy* the instance's data from the statement into it. What such a model learns first
+and best is verbatim copying (the next token is the one that followed the same tokens in the
+prompt); putting each number into a Python literal instead needs it to find, for every field, the
+right number of the right line across words it must skip, which a first model trained here (rows
+``1: (88.81, 38.66, 5.96)``, 1,200 SFT steps) never learned: it wrote the skeleton perfectly and
+invented every number. So the compact script carries the data as the statement writes it:
 
-- the data block ``V`` has one row per node, keyed by the node's id *as the statement writes it*,
-  in the statement's order, and each row holds that node's numbers in the order its statement line
-  gives them (``Customer 1: location (88.81, 38.66); demand 5.96`` -> ``1: (88.81, 38.66, 5.96)``);
-  the fleet's numbers follow in the order of the fleet sentence (``K``, then ``Q``);
-- every number is written exactly as the statement writes it (``vrpcoder_synth.statements.fmt``),
-  so copying the digits is the whole job;
-- the model body after the data is the same for every instance of a variant.
+- ``NODES`` holds the statement's node lines verbatim, one per node in the statement's order (depots
+  first), and ``FLEET`` its fleet sentence; the statement's tokens and the script's are the same;
+- a fixed regular expression reads each line's numbers in order (the coordinates after ``(`` and
+  ``, ``, then the values after ``demand``, ``from``, ``to`` and ``time``), so node ``i``'s numbers
+  are ``P[i]``; the fleet's size and capacity are read from ``FLEET``;
+- the model body after the data is the same for every instance of a variant and follows the
+  candidate protocol (``build_model()``, ``x[i,j]`` over every node pair, ``OutputFlag`` 0).
 
-A statement that renames its nodes (``index:*`` paths) gets the protocol's ``node_ids`` /
-``id2idx`` table built from the keys of ``V``. Blocks between ``# @omit <family>`` and ``# @end
-<family>`` can be left out, which gives the constraint-dropping mutants Stage 4 records (a capacity
-omission that DIFF cannot see on an instance where capacity does not bind is what the no-injection
-ablation admits into training).
+``render_compact`` checks that the expression reads back exactly the instance's numbers before it
+returns a script, so a statement worded another way gives no script rather than a wrong one. A
+statement that renames its nodes (``index:*`` paths) gets the protocol's ``node_ids`` list. Blocks
+between ``# @omit <family>`` and ``# @end <family>`` can be left out, which gives the
+constraint-dropping mutants Stage 4 records (a time-window omission that DIFF cannot see on an
+instance where the windows do not bind is what the no-injection ablation admits into training).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -38,13 +43,23 @@ from vrpcoder_synth.regenerate import Omission, Regenerated, as_completion
 from vrpcoder_synth.statements import Statement, fmt
 from vrpcoder_client.reward import extract_code
 
-HEADER = "import math\nimport gurobipy as gp\nfrom gurobipy import GRB\n"
+HEADER = "import math\nimport re\nimport gurobipy as gp\nfrom gurobipy import GRB\n"
 
-_TSP_BODY = '''
+READERS = (
+    'VALUE = r"(\\d+(?:\\.\\d+)?)"\n'
+    'NUMBER = r"(?:\\(|, |demand |from |to |time )" + VALUE\n'
+)
+"""How a script reads numbers: every value of a node line comes after one of these words."""
+
+_PARSE = """    P = [[float(v) for v in re.findall(NUMBER, line)] for line in NODES.strip().splitlines()]"""
+_FLEET = """    K = int(re.search(r"(\\d+) identical", FLEET)[1])
+    Q = float(re.search("capacity of " + VALUE, FLEET)[1])"""
+
+_TSP_BODY = f'''
 def build_model():
-    P = list(V.values())
+{_PARSE}
     N = range(len(P))
-    d = {(i, j): math.dist(P[i], P[j]) for i in N for j in N}
+    d = {{(i, j): math.dist(P[i], P[j]) for i in N for j in N}}
     m = gp.Model()
     m.Params.OutputFlag = 0
     x = m.addVars(N, N, vtype=GRB.BINARY, name="x")
@@ -60,11 +75,13 @@ def build_model():
     return m
 '''
 
-_CVRP_BODY = '''
+_CVRP_BODY = f'''
 def build_model():
-    P = list(V.values())
+{_PARSE}
+    P[0].append(0.0)  # the depot has no demand
+{_FLEET}
     N = range(len(P))
-    d = {(i, j): math.dist(P[i][:2], P[j][:2]) for i in N for j in N}
+    d = {{(i, j): math.dist(P[i][:2], P[j][:2]) for i in N for j in N}}
     m = gp.Model()
     m.Params.OutputFlag = 0
     x = m.addVars(N, N, vtype=GRB.BINARY, name="x")
@@ -85,11 +102,13 @@ def build_model():
 so this also rules out customer-only cycles), and stay within ``Q``. The objective's sense is Gurobi's
 default, minimisation."""
 
-_VRPHTW_BODY = '''
+_VRPHTW_BODY = f'''
 def build_model():
-    P = list(V.values())
+{_PARSE}
+    P[0] = P[0][:2] + [0.0] + P[0][2:] + [0.0]  # the depot: no demand, its hours, no service
+{_FLEET}
     N = range(len(P))
-    d = {(i, j): math.dist(P[i][:2], P[j][:2]) for i in N for j in N}
+    d = {{(i, j): math.dist(P[i][:2], P[j][:2]) for i in N for j in N}}
     m = gp.Model()
     m.Params.OutputFlag = 0
     x = m.addVars(N, N, vtype=GRB.BINARY, name="x")
@@ -149,15 +168,25 @@ def _fleet_and_capacity(instance: Instance) -> tuple[tuple[str, float], ...]:
     return (("K", float(len(instance.vehicles))), ("Q", float(instance.vehicles[0].capacity or 0.0)))
 
 
+def _positive_demands_and_fleet(instance: Instance) -> str | None:
+    if any(c.demand <= 0 for c in instance.customers):
+        return "a customer without demand (the load chain would admit a cycle through it)"
+    if len(instance.vehicles) < 2 or len({(v.capacity, v.fixed_cost, v.cost_per_distance) for v in instance.vehicles}) != 1:
+        return "not a fleet of two or more identical vehicles (the fleet sentence it reads)"
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Skeleton:
-    """One variant's compact script: what a row holds, the scalars after ``V``, the fixed body."""
+    """One variant's compact script: what ``P[i]`` holds, whether the fleet sentence is copied, the body."""
 
     variant: str
     columns: tuple[str, ...]
-    """Names of a row's numbers, in the order the statement line gives them (the row's comment)."""
+    """Names of the numbers of ``P[i]`` once the body has filled in what a depot line does not state."""
     row: Row
+    """What ``P[i]`` must hold for ``instance`` (the script's reading is checked against it)."""
     scalars: Callable[[Instance], tuple[tuple[str, float], ...]]
+    """What the body reads from ``FLEET`` (none: no fleet sentence is copied)."""
     body: str
     check: Callable[[Instance], str | None] = lambda _: None
     """Why this skeleton cannot state ``instance`` (None: it can)."""
@@ -167,19 +196,13 @@ class Skeleton:
         return block_names(self.body)
 
 
-def _positive_demands(instance: Instance) -> str | None:
-    if any(c.demand <= 0 for c in instance.customers):
-        return "a customer without demand (the load chain would admit a cycle through it)"
-    return None
-
-
 SKELETONS: dict[str, Skeleton] = {
     s.variant: s
     for s in (
         Skeleton("TSP", ("x", "y"), _xy, _no_scalars, _TSP_BODY),
-        Skeleton("CVRP", ("x", "y", "demand"), _xy_demand, _fleet_and_capacity, _CVRP_BODY, _positive_demands),
+        Skeleton("CVRP", ("x", "y", "demand"), _xy_demand, _fleet_and_capacity, _CVRP_BODY, _positive_demands_and_fleet),
         Skeleton("VRPHTW", ("x", "y", "demand", "opens", "closes", "service"), _xy_demand_window_service,
-                 _fleet_and_capacity, _VRPHTW_BODY, _positive_demands),
+                 _fleet_and_capacity, _VRPHTW_BODY, _positive_demands_and_fleet),
     )
 }
 """The variants the compact response covers (the one table the coder and the tests read)."""
@@ -224,24 +247,54 @@ def dropped_blocks(code: str, variant: str) -> tuple[str, ...] | None:
     return tuple(block for block, lines in blocks.items() if not all(line in present for line in lines))
 
 
-def _key(label: str) -> str:
-    """A node id as a dict key: integers bare, anything else quoted (``1``, ``'A'``)."""
-    return label if label.isdigit() else repr(label)
+def node_lines(statement: Statement, num_nodes: int, num_depots: int) -> tuple[str, ...]:
+    """Each node's line of the statement (the line that opens with the node's name), in node order."""
+    scene = statement.hint.scene
+    found = []
+    for node in range(num_nodes):
+        name = f"{scene.depot if node < num_depots else scene.customer} {statement.labels[node]}"
+        name = name[:1].upper() + name[1:]
+        lines = [line for line in statement.text.splitlines() if line.startswith(name) and line[len(name):len(name) + 1] in (":", " ")]
+        if len(lines) != 1:
+            raise ValueError(f"node {node} ({name}) has {len(lines)} lines in the statement, not one")
+        found.append(lines[0])
+    return tuple(found)
 
 
-def data_block(instance: Instance, labels: tuple[str, ...], *, renamed: bool) -> str:
-    """``V`` (one row per node, in statement order) and the scalars, written as the statement writes numbers."""
-    skeleton = skeleton_for(instance.spec.name)
-    rows = [f"    {_key(labels[node])}: ({', '.join(fmt(v) for v in skeleton.row(instance, node))})," for node in range(instance.num_nodes)]
-    lines = [f"# node: ({', '.join(skeleton.columns)})", "V = {", *rows, "}"]
-    lines += [f"{name} = {fmt(value)}" for name, value in skeleton.scalars(instance)]
-    if renamed:
-        lines += ["node_ids = list(V)", "id2idx = {nid: i for i, nid in enumerate(node_ids)}"]
-    return "\n".join(lines) + "\n"
+def fleet_line(statement: Statement) -> str:
+    """The statement's fleet sentence (a fleet of identical vehicles)."""
+    lines = [line for line in statement.text.splitlines() if line.startswith("There are ") and " identical " in line]
+    if len(lines) != 1:
+        raise ValueError(f"the statement has {len(lines)} sentences of a fleet of identical vehicles, not one")
+    return lines[0]
 
 
-def render_compact(instance: Instance, labels: tuple[str, ...] | None = None, *, renamed: bool = False, omit: str | None = None) -> str:
-    """The compact script of ``instance`` (``labels``: the statement's node ids, default 0..N-1)."""
+def read_back(code: str) -> tuple[list[list[float]], dict[str, float]]:
+    """What a compact script's data block and reading lines give (run without gurobipy): ``P`` as the
+    body reads it before filling in the depot, and the fleet's ``K`` and ``Q``."""
+    scope: dict[str, object] = {"re": re}
+    data = code.split("\ndef build_model():", 1)[0]
+    exec("\n".join(line for line in data.splitlines() if not line.startswith(("import", "from"))), scope)  # noqa: S102
+    parse = _PARSE.strip()
+    exec(parse, scope)  # noqa: S102
+    fleet: dict[str, float] = {}
+    if "FLEET" in scope:
+        exec("\n".join(line.strip() for line in _FLEET.splitlines()), scope)  # noqa: S102
+        fleet = {"K": float(scope["K"]), "Q": float(scope["Q"])}  # type: ignore[arg-type]
+    return scope["P"], fleet  # type: ignore[return-value]
+
+
+def _stated(instance: Instance, node: int, skeleton: Skeleton) -> list[float]:
+    """``P[node]`` as the script reads it from the line, before the body fills in a depot's gaps."""
+    row = list(skeleton.row(instance, node))
+    if node < instance.num_depots:
+        keep = [i for i, name in enumerate(skeleton.columns) if name not in ("demand", "service")]
+        row = [row[i] for i in keep]
+    return row
+
+
+def render_compact(statement: Statement, instance: Instance, *, omit: str | None = None) -> str:
+    """The compact script of ``instance`` with the data of its ``statement``, checked to read back."""
     skeleton = skeleton_for(instance.spec.name)
     if instance.distance.kind is not DistanceKind.EUCLIDEAN:
         raise ValueError(f"the compact script measures plain Euclidean distance, not {instance.distance.kind.value}")
@@ -250,9 +303,20 @@ def render_compact(instance: Instance, labels: tuple[str, ...] | None = None, *,
     problem = skeleton.check(instance)
     if problem:
         raise ValueError(f"the compact {skeleton.variant} script cannot state this instance: {problem}")
-    labels = labels or tuple(str(p) for p in range(instance.num_nodes))
+    parts = ["# The statement's lines on the nodes (and the fleet), as written; the numbers are read in order.",
+             'NODES = """', *node_lines(statement, instance.num_nodes, instance.num_depots), '"""']
+    if skeleton.scalars(instance):
+        parts += ['FLEET = """', fleet_line(statement), '"""']
+    if statement.node_id_map is not None:
+        parts.append(f"node_ids = {list(statement.labels)!r}")
+    data = "\n".join(parts) + "\n" + READERS
     body = apply_omissions(skeleton.body, omit, name=f"compact {skeleton.variant}")
-    return f"{HEADER}\n{data_block(instance, labels, renamed=renamed)}\n{body}"
+    code = f"{HEADER}\n{data}\n{body}"
+    rows, fleet = read_back(code)
+    expected = [_stated(instance, node, skeleton) for node in range(instance.num_nodes)]
+    if rows != expected or fleet != dict(skeleton.scalars(instance)):
+        raise ValueError("the statement's lines do not read back as the instance's numbers")
+    return code
 
 
 @dataclass(frozen=True)
@@ -266,7 +330,7 @@ class CompactCoder:
         variant = get_variant(sample.variant).name
         label = f"compact:{variant}" + (f"-{self.omit}" if self.omit else "")
         try:
-            code = render_compact(sample.instance, statement.labels, renamed=statement.node_id_map is not None, omit=self.omit)
+            code = render_compact(statement, sample.instance, omit=self.omit)
         except ValueError as exc:
             # An instance the skeleton cannot state: no script (Stage 4 records it as ``no_code``).
             return Regenerated(completion="", code=None, coder=f"{label} ({exc})"[:160])
