@@ -90,7 +90,7 @@ def build_data(pairs: list[BlindPair], root: Path) -> tuple[Path, Path]:
     # choice between the gold script and its mutant is made at the reply's first token. The
     # miniature thus measures where each reward pushes that choice, not how well a model writes code.
     corpus = [code_system_prompt()] * 20 + [e.statement for e in entries] + [fenced(e.target_code) for e in entries]
-    model = build_tiny_model(root / "tiny-model", corpus, TinyModelSpec(vocab_size=8192))
+    model = build_tiny_model(root / "tiny-model", corpus, TinyModelSpec(vocab_size=8192, tokenizer="whole-script"))
     return data, model
 
 

@@ -21,7 +21,7 @@ VRPCODER = str(Path(sys.executable).with_name("vrpcoder"))
 MINIMAL = LoopSettings(
     variants=("CVRP",), profiles=(1,), seeds=(0,), customers=4, paths=("scenario", "condensed"), mutants=False,
     sft_steps=3, grpo_steps=2, num_generations=2, max_new_tokens=32, bench_size=2, evaluate=("base", "grpo"),
-    workers=1, time_limit=10.0,
+    workers=1, time_limit=10.0, model_size="smoke",
 )
 
 
@@ -71,11 +71,17 @@ def test_every_artefact_and_figure_agrees(finished: tuple[Path, dict[str, Any]])
     assert summary["dataset"]["decisions"] == len(_lines(synth / "decisions.jsonl"))
     assert all((synth / "samples" / f"{row['sample_id']}.json").is_file() for row in grpo_rows)
 
-    # SFT: one logged loss per step, first and last taken from them, the adapter saved in peft layout
+    # the training set: the accepted records plus the drawn DIFF-blind mutants, and the model's own tokenizer
+    mixed = summary["model"]["training_set"]
+    train_rows = _lines(out / "train-data" / "sft" / "train.jsonl")
+    assert mixed["accepted"] == records["sft"] and len(train_rows) == mixed["accepted"] + mixed["reserved"]
+    assert summary["model"]["parameters"] > 0
+
+    # SFT: one logged loss per step, first and last taken from them, the trained model saved
     sft = summary["sft"]
     assert len(sft["losses"]) == MINIMAL.sft_steps
     assert (sft["loss_first"], sft["loss_last"]) == (sft["losses"][0], sft["losses"][-1])
-    assert (out / "sft" / "adapter" / "adapter_config.json").is_file()
+    assert (out / "sft" / "adapter" / "config.json").is_file(), "every weight trained: the folder holds a whole model"
 
     # GRPO: one mean reward per step, every completion counted, rewards in [0, 1]
     grpo = summary["grpo"]
@@ -95,6 +101,10 @@ def test_every_artefact_and_figure_agrees(finished: tuple[Path, dict[str, Any]])
     assert len(items) == summary["benchmark"]["items"] == MINIMAL.bench_size
     assert all(item["provenance"]["seed"] >= MINIMAL.bench_seed_start > max(MINIMAL.seeds) for item in items)
     assert {item["variant"] for item in items} <= set(MINIMAL.variants)
+    # ... of the variants, profiles and size the model was trained on
+    for item in items:
+        sample = json.loads((out / "bench" / "samples" / f"{item['sample_id']}.json").read_text())
+        assert len(sample["instance"]["customers"]) == MINIMAL.customers and item["provenance"]["profile"] in MINIMAL.profiles
 
     # evaluation: each report covers the whole benchmark, and the summary's rates are the report's
     assert set(summary["eval"]) == set(MINIMAL.evaluate)

@@ -55,6 +55,9 @@ def test_run_json_then_stats(tmp_path: Path) -> None:
         1 for d in map(json.loads, (out / "decisions.jsonl").read_text().splitlines()) if d["mutant"] and d["outcome"] == "accepted"
     )
     assert set(figures["per_variant"]) == {"TSP", "CVRP"}
+    # both commands count Stage 1's samples, and the stored files (index paths add a copy) apart
+    assert figures["samples"] == summary["samples"] == len({d["sample"] for d in map(json.loads, (out / "decisions.jsonl").read_text().splitlines())})
+    assert figures["sample_files"] == summary["sample_files"] == len(list((out / "samples").glob("*.json"))) > figures["samples"]
     table = runner.invoke(app, ["synth", "stats", str(out)])
     assert table.exit_code == 0 and "CVRP" in table.output
 

@@ -101,3 +101,67 @@ def test_a_fabricated_number_and_a_missing_rule_are_caught(htw) -> None:
 def test_text_helpers() -> None:
     assert numbers_in("at (50, 12.5); 1e-05 and id B7 and x2") == [50.0, 12.5, 1e-05]
     assert segments("One. Two has 2.5 units. three\nFour") == ["One. Two has 2.5 units. three", "One.", "Two has 2.5 units. three", "Four"]
+
+
+def _drop_distance_sentence(text: str) -> str:
+    return re.sub(r"The travel distance between two locations is [^\n]*\n", "", text)
+
+
+def _rounded(text: str) -> str:
+    return text.replace("not rounded", "rounded to the nearest integer")
+
+
+def _no_depot_closing(text: str) -> str:
+    return re.sub(r"[;.] (?:\w[\w /-]* )?closes at time \d+(?:\.\d+)?", "", text, count=1)
+
+
+def _no_fleet_size(text: str) -> str:
+    return re.sub(r"(?:a fleet of|There are) 2 (identical )?", lambda m: "several " if m.group(0).startswith("a") else "There are ", text)
+
+
+def _open_ended(text: str) -> str:
+    return re.sub(r" and returns to that same [^.\n]*\.", ".", text)
+
+
+def _vehicle_moved(text: str) -> str:
+    """Vehicle 0's line names the other depot (the fleet as listed, but one vehicle in the wrong place)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if re.match(r"(?i)\S.* 0 .*is based at .* 0\b", line) and "numbered" not in line:
+            lines[i] = re.sub(r"(is based at .*?) 0\b", r"\1 1", line, count=1)
+            return "\n".join(lines)
+    raise AssertionError("no line of vehicle 0")
+
+
+def _vehicle_dropped(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not re.match(r"(?i)\S.* 1 .*is based at ", line) or "numbered" in line)
+
+
+@pytest.mark.parametrize(
+    ("variant", "profile", "path", "edit", "kind", "detail"),
+    [
+        ("CVRP", 1, StatementPath.SCENARIO, _drop_distance_sentence, ProblemKind.MISSING_RULE, "distance convention"),
+        ("CVRP", 1, StatementPath.CONDENSED, _drop_distance_sentence, ProblemKind.MISSING_RULE, "distance convention"),
+        ("TSP", 1, StatementPath.STRICT, _rounded, ProblemKind.MISSING_RULE, "distance convention (euclidean)"),
+        ("VRPHTW", 1, StatementPath.SCENARIO, _drop_distance_sentence, ProblemKind.MISSING_RULE, "travel time"),
+        ("VRPSTW", 1, StatementPath.CONDENSED, _no_depot_closing, ProblemKind.MISSING_NUMBER, "closing time"),
+        ("VRPHTW", 2, StatementPath.SCENARIO, _no_depot_closing, ProblemKind.MISSING_NUMBER, "closing time"),
+        ("CVRP", 1, StatementPath.SCENARIO, _no_fleet_size, ProblemKind.MISSING_FLEET, "fleet size (2)"),
+        ("CVRP", 1, StatementPath.CONDENSED, _open_ended, ProblemKind.MISSING_RULE, "closed routes"),
+        ("MDVRP", 1, StatementPath.SCENARIO, _vehicle_moved, ProblemKind.MISSING_FLEET, "vehicle 0's depot"),
+        ("HFVRP", 1, StatementPath.CONDENSED, _vehicle_dropped, ProblemKind.MISSING_FLEET, "vehicle 1 is never named"),
+    ],
+    ids=["no-distance", "no-distance-condensed", "other-rounding", "no-travel-time", "stw-depot-close", "htw-depot-close",
+         "no-fleet-size", "no-return", "vehicle-other-depot", "vehicle-missing"],
+)
+def test_a_statement_that_omits_a_fact_the_gold_script_uses_is_refused(variant, profile, path, edit, kind, detail) -> None:
+    """Stage 2 refuses a statement that leaves out anything the reference depends on: the distance
+    convention and its rounding, every window (the depot's included), the fleet and where each of its
+    vehicles is based, closed routes."""
+    instance = sample_instance(variant, profile, 0, customers=5)
+    statement = write_statement(instance, path)
+    assert check_statement(statement, instance).ok
+    edited = edit(statement.text)
+    assert edited != statement.text
+    report = check_text(edited, instance, statement.node_id_map, vocabulary_of(statement))
+    assert any(p.kind is kind and detail in p.detail for p in report.problems), report.summary()

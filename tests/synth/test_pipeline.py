@@ -16,8 +16,9 @@ from vrpcoder_client.reward import extract_code
 
 from vrpcoder_synth.components import build_components
 from vrpcoder_synth.config import GridConfig, SynthConfig
+from vrpcoder_synth.dataset import split
 from vrpcoder_synth.pipeline import RunReport, run
-from vrpcoder_synth.records import Outcome, decide
+from vrpcoder_synth.records import ItemRecord, Outcome, decide
 
 CONFIG = SynthConfig(grid=GridConfig(variants=("CVRP", "VRPB", "PDPTW"), profiles=(1,), seeds=(0,), customers=5))
 DATASET_FILES = ("README.md", "sft/train.jsonl", "grpo/train.jsonl", "reserved/train.jsonl", "decisions.jsonl")
@@ -50,9 +51,10 @@ def test_outputs_follow_the_dataset_contract(finished) -> None:
     out, report = finished
     sft = _jsonl(out / "sft" / "train.jsonl")
     grpo = _jsonl(out / "grpo" / "train.jsonl")
-    assert sft and len(sft) == len(grpo) == report.counts()["accepted"] - sum(
-        1 for r in report.records if r.mutant and r.outcome is Outcome.ACCEPTED
-    )
+    assert len(grpo) == report.counts()["accepted"] - sum(1 for r in report.records if r.mutant and r.outcome is Outcome.ACCEPTED)
+    pairs = [(row["messages"][1]["content"], row["messages"][2]["content"]) for row in sft]
+    assert sft and {user for user, _ in pairs} <= {row["prompt"][1]["content"] for row in grpo}
+    assert len(pairs) == len(set(pairs)), "an SFT pair is written twice"
     for row in sft:
         system, user, assistant = row["messages"]
         assert system == {"role": "system", "content": code_system_prompt()}
@@ -137,3 +139,24 @@ def test_an_interrupted_run_resumes_to_the_same_bytes(finished, tmp_path: Path) 
 def test_held_out_variants_are_refused_by_the_config() -> None:
     with pytest.raises(ValueError, match="held-out variants never enter training data: DCVRPHTW"):
         GridConfig(variants=("CVRP", "DCVRPHTW"))
+
+
+def _record(name: str, statement: str, code: str, outcome: Outcome = Outcome.ACCEPTED, mutant: str | None = None) -> ItemRecord:
+    return ItemRecord(key=name, id=name, sample=name.split("/")[0], variant="VRPB", kind="base", profile=3, seed=0, path="scenario",
+                      mutant=mutant, sample_id=f"id-{name}", statement=statement, code=code, outcome=outcome, reason=outcome.value)
+
+
+def test_an_sft_pair_is_written_once_and_every_prompt_keeps_its_sample() -> None:
+    """An attacked copy that changed no stated number reads like its base sample: the same (statement,
+    script) pair must not be trained on twice, but GRPO keeps both prompts (their probes differ)."""
+    records = [
+        _record("base/scenario", "S1", "C1"),
+        _record("capacity_overload/scenario", "S1", "C1"),
+        _record("capacity_overload/strict", "S2", "C1"),
+        _record("base/mutant", "S1", "C0", Outcome.RESERVED, "capacity"),
+        _record("capacity_overload/mutant", "S1", "C0", Outcome.RESERVED, "capacity"),
+    ]
+    parts = split(records)
+    assert [r.id for r in parts["sft"]] == ["base/scenario", "capacity_overload/strict"]
+    assert [r.id for r in parts["grpo"]] == ["base/scenario", "capacity_overload/scenario", "capacity_overload/strict"]
+    assert [r.id for r in parts["reserved"]] == ["base/mutant"]

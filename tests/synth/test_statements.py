@@ -12,7 +12,7 @@ from vrpcoder.sampling import sample_instance
 from vrpcoder.variants import held_out_variants, train_variants
 
 from vrpcoder_synth.fidelity import check_statement
-from vrpcoder_synth.scenes import SCENES, UNITS, Style, choose_hint
+from vrpcoder_synth.scenes import SCENES, UNITS, Style, choose_hint, plural
 from vrpcoder_synth.statements import (
     IdScheme,
     StatementPath,
@@ -129,3 +129,56 @@ def test_statements_of_library_instances_pass_the_checks(relative: str) -> None:
     for path in StatementPath:
         report = check_statement(write_statement(instance, path), instance)
         assert report.ok, f"{relative} {path}: {report.summary()}"
+
+
+@pytest.mark.parametrize(
+    ("noun", "plural_form"),
+    [
+        ("delivery address", "delivery addresses"),
+        ("cold storage facility", "cold storage facilities"),
+        ("school bus", "school buses"),
+        ("hospital pharmacy", "hospital pharmacies"),
+        ("bank branch/ATM", "bank branches/ATMs"),
+        ("rescue helicopter/off-road vehicle", "rescue helicopters/off-road vehicles"),
+        ("fabrication tool bay", "fabrication tool bays"),
+        ("AGV cart", "AGV carts"),
+    ],
+)
+def test_scene_nouns_are_spelt_right_in_the_plural(noun: str, plural_form: str) -> None:
+    assert plural(noun) == plural_form
+
+
+def test_no_statement_misspells_a_scene_noun() -> None:
+    """Every scene's words, through every path: plurals ("delivery addresss", "facilitys", "school
+    buss" were written before) and articles ("a AGV cart", "a e-commerce ...")."""
+    seen: set[int] = set()
+    for variant in ("CVRP", "SDVRP", "PDP", "OVRP"):
+        for seed in range(200):
+            hint = choose_hint(variant, seed, 1)
+            if hint.scene.id in seen:
+                continue
+            seen.add(hint.scene.id)
+            instance = sample_instance(variant, 1, seed, customers=4)
+            for path in (StatementPath.SCENARIO, StatementPath.STRICT):
+                text = write_statement(instance, path).text
+                assert not re.search(r"(?:sss|[^aeiou]ys|buss|chs)\b", text), (hint.scene, text)
+                assert not re.search(r"\b[Aa] [aeiouAEIOU]", text), (hint.scene, text)
+    assert len(seen) == len(SCENES)
+
+
+@pytest.mark.parametrize("path", list(StatementPath))
+@pytest.mark.parametrize("variant", ["TSP", "CVRP", "VRPSTW"])
+def test_every_path_states_the_distance_convention_and_every_depot_hour(variant: str, path: StatementPath) -> None:
+    """DIFF compares optima exactly, so the rounding of distances must be in every statement, the
+    condensed ones included; a timed variant states when its depot opens and closes."""
+    instance = sample_instance(variant, 2, 0, customers=5)
+    text = write_statement(instance, path).text
+    assert "Euclidean" in text and "not rounded" in text and "travel time equals travel distance" in text
+    depot = instance.depots[0]
+    if depot.window is not None:
+        assert f"opens at time {fmt(depot.window.start)}" in text and f"closes at time {fmt(depot.window.end)}" in text
+
+
+def test_the_strict_tsp_statement_is_not_the_condensed_one() -> None:
+    instance = sample_instance("TSP", 1, 0, customers=5)
+    assert write_statement(instance, StatementPath.STRICT).text != write_statement(instance, StatementPath.CONDENSED).text

@@ -14,7 +14,7 @@ import pytest
 from vrpcoder_client.client import RetryPolicy, VerifierClient
 from vrpcoder_trainer.dataset import write_dataset
 from vrpcoder_trainer.sft import run_sft
-from vrpcoder_trainer.tiny import build_tiny_model
+from vrpcoder_trainer.tiny import TinyModelSpec, build_tiny_model
 from vrpcoder_verifier.settings import Settings
 from vrpcoder_verifier.stack import LocalStack, purge, stack_settings
 
@@ -35,7 +35,9 @@ def dataset_dir(workdir: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_model(workdir: Path) -> Path:
-    return build_tiny_model(workdir / "tiny-model", tokenizer_corpus(cvrp_samples()))
+    # The whole-script tokenizer: these tests exercise the training machinery, and with it a 20-step SFT
+    # already makes the policy emit a code block for the verifier to score.
+    return build_tiny_model(workdir / "tiny-model", tokenizer_corpus(cvrp_samples()), TinyModelSpec(tokenizer="whole-script"))
 
 
 @pytest.fixture(scope="session")

@@ -33,6 +33,8 @@ SHIPPED = {
     "gpu_check_sft.yaml": SFTRunConfig,
     "gpu_check_colocate.yaml": GRPORunConfig,
     "gpu_check_server.yaml": GRPORunConfig,
+    "codegen_sft_cpu.yaml": SFTRunConfig,
+    "codegen_grpo_cpu.yaml": GRPORunConfig,
 }
 RUN_CONFIGS = sorted(p.name for p in packaged_path("sft_qwen3_8b.yaml").parent.glob("*.yaml") if not p.name.startswith("accelerate_"))
 

@@ -1,8 +1,8 @@
 """`vrpcoder loop`: the whole product in one command, synthesis -> SFT -> GRPO -> evaluation.
 
 The loop is what the four services are for, so one command runs it end to end on a small embedded
-default: an offline synthesis of a few training variants, a tiny local model (no hub) trained on the
-synthesised SFT records, a few GRPO steps scored by the verifier over HTTP, then the base, SFT and
+default: an offline synthesis of a few training variants, a small local model (no hub) trained from
+scratch on the synthesised SFT records, a few GRPO steps scored by the verifier over HTTP, then the base, SFT and
 GRPO checkpoints evaluated on a small B1 built from seeds the synthesis never uses. Everything the
 loop needs it starts itself (a private Redis, the verifier API and sandboxed workers) and stops
 afterwards, so it runs on a fresh machine and leaves nothing behind.
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -55,24 +55,33 @@ class LoopSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    variants: tuple[str, ...] = ("TSP", "CVRP", "OVRP", "MDVRP", "VRPB", "VRPHTW")
-    """Training variants synthesised (and sampled for the benchmark)."""
-    profiles: tuple[int, ...] = (1,)
+    variants: tuple[str, ...] = ("TSP", "CVRP", "VRPHTW")
+    """Training variants synthesised (and sampled for the benchmark); the compact coder writes these three."""
+    profiles: tuple[int, ...] = (1, 2)
     seeds: tuple[int, ...] = (0,)
     customers: int = Field(default=5, ge=2)
-    paths: tuple[str, ...] = ("scenario", "condensed", "strict", "index")
+    """Customers per instance, in synthesis and in the benchmark alike."""
+    paths: tuple[str, ...] = ("scenario", "condensed", "strict")
     mutants: bool = True
     """Send constraint-dropping mutants through Stage 4 too (they fill the reserved set)."""
-    sft_steps: int = Field(default=80, ge=1)
+    coder: Literal["compact", "formulations"] = "compact"
+    """Synthesis's offline coder: ``compact`` scripts a small model can learn to write (``vrpcoder_synth.compact``)."""
+    mutant_share: float = Field(default=550 / 7347, ge=0.0, lt=1.0)
+    """Share of DIFF-blind mutants (reserved records) in the SFT set, as in the paper's no-injection SFT
+    (``vrpcoder_trainer.mixture``); 0 trains on accepted scripts only."""
+    grpo_inj_weight: float = Field(default=0.3, ge=0.0)
+    """Weight of injection in GRPO's reward (the paper's 0.3; 0 is the no-injection ablation)."""
+    model_size: Literal["smoke", "small", "base"] = "small"
+    """Shape of the model trained from scratch (``vrpcoder_trainer.tiny.MODEL_SIZES``)."""
+    sft_steps: int = Field(default=60, ge=1)
     grpo_steps: int = Field(default=20, ge=1)
     num_generations: int = Field(default=4, ge=2)
     """G: completions per GRPO prompt (one prompt per step)."""
-    max_new_tokens: int = Field(default=256, ge=8)
+    max_new_tokens: int = Field(default=900, ge=8)
     """Token limit of a GRPO completion and of an evaluation answer."""
-    vocab_size: int = Field(default=16384, ge=300)
-    """Room enough that BPE merges each synthesised script into a token or two (``vrpcoder_trainer.tiny``):
-    the tiny model then chooses among scripts it has seen, so every stage gets code to verify in
-    seconds; a smaller vocabulary spells scripts out in hundreds of tokens the model cannot learn here."""
+    vocab_size: int = Field(default=4096, ge=300)
+    """A cap on the code tokenizer's vocabulary (``vrpcoder_trainer.code_tokenizer``: digits one by one,
+    identifiers whole); it stops merging once every word of the corpus is one token."""
     bench_size: int = Field(default=18, ge=1)
     bench_seed_start: int = Field(default=1_000_000, ge=1000)
     """First seed of the benchmark's grid points; synthesis uses small seeds, so the two never meet."""
@@ -117,6 +126,11 @@ class LoopPaths:
     @property
     def model(self) -> Path:
         return self.root / "tiny-model"
+
+    @property
+    def train_data(self) -> Path:
+        """The SFT set (accepted scripts and DIFF-blind mutants) and GRPO prompts the model trains on."""
+        return self.root / "train-data"
 
     @property
     def sft(self) -> Path:
@@ -245,6 +259,8 @@ class Loop:
             grid=GridConfig(variants=s.variants, profiles=s.profiles, seeds=s.seeds, customers=s.customers, kinds="all"),
             paths=s.paths,  # type: ignore[arg-type]
             mutants=s.mutants,
+            mutant_paths="all" if s.mutant_share > 0 else "scenario",
+            coder=s.coder,
             verifier=VerifierConfig(backend="service", url=service.base_url, time_limit=s.time_limit),
             gold_time_limit=max(s.time_limit, 30.0),
         )
@@ -275,24 +291,22 @@ class Loop:
         return {"samples": figures["samples"], "decisions": figures["decisions"], "records": figures["configs"],
                 "outcomes": figures["outcomes"]}
 
-    # 2. the tiny model
+    # 2. the training set and the model
     def model(self) -> dict[str, Any]:
-        from vrpcoder_client.prompts import code_system_prompt
         from vrpcoder_trainer.config import DatasetSettings
         from vrpcoder_trainer.dataset import load_records
-        from vrpcoder_trainer.tiny import TinyModelSpec, build_tiny_model
+        from vrpcoder_trainer.mixture import mix_no_injection
+        from vrpcoder_trainer.tiny import build_tiny_model, model_spec, tokenizer_corpus
 
-        records = load_records(DatasetSettings(path=str(self.paths.synth), config="sft"))
-        # The same corpus as `vrpcoder train tiny-model`: what the model reads and writes, the shared
-        # prompt repeated so that it compresses like the rest.
-        corpus = [m["content"] for r in records for m in r["messages"] if m["role"] != "system"]
-        corpus += [code_system_prompt()] * 20
-        build_tiny_model(self.paths.model, corpus, TinyModelSpec(vocab_size=self.settings.vocab_size))
-        from transformers import AutoConfig
+        mix = mix_no_injection(self.paths.synth, self.paths.train_data, share=self.settings.mutant_share)
+        corpus = tokenizer_corpus(load_records(DatasetSettings(path=str(self.paths.train_data), config="sft")))
+        build_tiny_model(self.paths.model, corpus, model_spec(self.settings.model_size, vocab_size=self.settings.vocab_size))
+        from transformers import AutoConfig, AutoModelForCausalLM
 
         config = AutoConfig.from_pretrained(self.paths.model)
+        parameters = sum(p.numel() for p in AutoModelForCausalLM.from_pretrained(self.paths.model).parameters())
         return {"vocab_size": config.vocab_size, "hidden_size": config.hidden_size, "layers": config.num_hidden_layers,
-                "corpus_texts": len(corpus)}
+                "parameters": parameters, "corpus_texts": len(corpus), "training_set": mix.as_dict()}
 
     # 3. SFT
     def sft(self) -> dict[str, Any]:
@@ -300,8 +314,8 @@ class Loop:
         from vrpcoder_trainer.sft import run_sft
 
         steps = self.settings.sft_steps
-        config = load_config("packaged:tiny_sft_cpu.yaml", SFTRunConfig, {
-            "model.name_or_path": str(self.paths.model), "dataset.path": str(self.paths.synth),
+        config = load_config("packaged:codegen_sft_cpu.yaml", SFTRunConfig, {
+            "model.name_or_path": str(self.paths.model), "dataset.path": str(self.paths.train_data),
             "run.output_dir": str(self.paths.sft), "run.max_steps": steps, "run.save_steps": steps,
             "run.logging_steps": 1, "run.save_total_limit": 1,
         })
@@ -319,14 +333,14 @@ class Loop:
 
         s = self.settings
         service = self.stack.ensure(self.console)
-        config = load_config("packaged:tiny_grpo_cpu.yaml", GRPORunConfig, {
+        config = load_config("packaged:codegen_grpo_cpu.yaml", GRPORunConfig, {
             "model.name_or_path": str(self.paths.model), "model.adapters": [str(self.paths.sft / "adapter")],
-            "dataset.path": str(self.paths.synth), "run.output_dir": str(self.paths.grpo),
+            "dataset.path": str(self.paths.train_data), "run.output_dir": str(self.paths.grpo),
             "run.max_steps": s.grpo_steps, "run.save_steps": s.grpo_steps, "run.logging_steps": 1,
             "run.save_total_limit": 1, "num_generations": s.num_generations,
             "batch.per_device_train_batch_size": s.num_generations, "batch.effective_batch_size": s.num_generations,
             "generation.max_completion_length": s.max_new_tokens, "verifier.url": service.base_url,
-            "verifier.time_limit": s.time_limit,
+            "verifier.time_limit": s.time_limit, "reward.inj": s.grpo_inj_weight,
         })
         logs = LogCollector.create()
         client = VerifierClient(service.base_url, service.token, timeout=config.verifier.timeout,
@@ -359,16 +373,12 @@ class Loop:
     # 6. the benchmark
     def bench(self) -> dict[str, Any]:
         from vrpcoder_eval.benchmark import BenchmarkDir, BenchmarkName
-        from vrpcoder_eval.builders import build_sampled
-        from vrpcoder_eval.statements import default_writer
 
         s = self.settings
         store = BenchmarkDir(self.paths.bench)
         with self._bars() as bars:
             task = bars.add_task("benchmark: B1 grid points", total=s.bench_size)
-            result = build_sampled(BenchmarkName.B1, s.variants, s.bench_size, store, default_writer(),
-                                   seed_start=s.bench_seed_start, time_limit=max(s.time_limit, 30.0),
-                                   progress=lambda n: bars.advance(task, n))
+            result = build_sized_b1(s, store, progress=lambda n: bars.advance(task, n))
         if not result.items:
             raise LoopError(f"no benchmark item could be built: {[d.reason for d in result.discards]}")
         store.write(BenchmarkName.B1, result.items)
@@ -436,6 +446,45 @@ class Loop:
                 await verifier.aclose()
         for warning in runner.warnings:
             self.console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+
+
+def build_sized_b1(settings: LoopSettings, store: Any, *, progress: Callable[[int], None]) -> Any:
+    """B1 items of the loop's own variants, profiles and customer count, from seeds synthesis never uses.
+
+    ``vrpcoder_eval.builders.build_sampled`` takes every profile of a variant at the profile's own
+    size (up to 12 customers); a model trained on one size is measured on that size here, as the
+    issue asks ("an unseen B1 of the same variants and sizes"). Grid points go round-robin over
+    (variant, profile), each with the next fresh seed; one sample per point, chosen as B1 chooses.
+    """
+    from vrpcoder.samples import build_samples
+    from vrpcoder.sampling import sample_instance
+
+    from vrpcoder_eval.benchmark import BenchmarkName
+    from vrpcoder_eval.builders import BuildResult, Discard, _sampled_item, pick_sample
+    from vrpcoder_eval.prompts import prompt_ref
+    from vrpcoder_eval.statements import default_writer
+
+    s, name, ref, writer = settings, BenchmarkName.B1, prompt_ref(), default_writer()
+    items, discards = [], []
+    cells = [(v, p) for p in s.profiles for v in s.variants]
+    attempt = 0
+    while len(items) < s.bench_size and attempt < 3 * s.bench_size:
+        variant, profile = cells[attempt % len(cells)]
+        seed = s.bench_seed_start + attempt // len(cells)
+        attempt += 1
+        key = f"{variant}-p{profile}-s{seed}-n{s.customers}"
+        try:
+            report = build_samples(sample_instance(variant, profile, seed, customers=s.customers), seed=seed,
+                                   time_limit=max(s.time_limit, 30.0))
+        except (ValueError, RuntimeError) as exc:
+            discards.append(Discard(name, key, f"{type(exc).__name__}: {exc}"))
+        else:
+            if report.samples:
+                items.append(_sampled_item(name, pick_sample(report.samples, key), key, store, writer, ref, profile=profile, seed=seed))
+            else:
+                discards.append(Discard(name, key, "no sample"))
+        progress(1)
+    return BuildResult(items, discards)
 
 
 @dataclass
@@ -641,17 +690,21 @@ def loop_command(
     bench_size: Annotated[int, typer.Option(min=1, help="B1 items (seeds from --bench-seed-start up, disjoint from synthesis).")] = DEFAULTS.bench_size,
     bench_seed_start: Annotated[int, typer.Option(min=1000, help="First seed of the benchmark's grid points.")] = DEFAULTS.bench_seed_start,
     evaluate: Annotated[str, typer.Option(help="Checkpoints to evaluate, comma-separated: base, sft, grpo.")] = ",".join(DEFAULTS.evaluate),
-    vocab_size: Annotated[int, typer.Option(min=300, help="Tiny tokenizer's vocabulary (large enough that each script is a token or two).")] = DEFAULTS.vocab_size,
+    vocab_size: Annotated[int, typer.Option(min=300, help="Cap on the code tokenizer's vocabulary.")] = DEFAULTS.vocab_size,
+    model_size: Annotated[str, typer.Option(help="Model trained from scratch: smoke (tests), small (default), base (longer runs).")] = DEFAULTS.model_size,
+    mutant_share: Annotated[float, typer.Option(min=0.0, max=0.99, help="Share of DIFF-blind mutants in the SFT set "
+                                                                          "(default: the paper's no-injection rate, 550/7347).")] = DEFAULTS.mutant_share,
     workers: Annotated[int, typer.Option(min=1, help="Sandboxed verifier workers of the private stack.")] = DEFAULTS.workers,
     time_limit: Annotated[float, typer.Option(min=1.0, help="Gurobi time limit per solve, seconds.")] = DEFAULTS.time_limit,
     as_json: Annotated[bool, typer.Option("--json", help="Print only the summary as JSON on stdout.")] = False,
 ) -> None:
     """Run the loop end to end and print a summary table.
 
-    Stages: (1) offline synthesis of a small grid through a private verifier stack; (2) a tiny local
-    model and tokenizer (no model hub); (3) LoRA SFT on the synthesised SFT records; (4) GRPO with the
-    verifier's reward over HTTP; (5) plain SFT and GRPO checkpoints; (6) a small B1 benchmark from
-    seeds the synthesis never uses; (7) evaluation of base / SFT / GRPO through the same stack, with
+    Stages: (1) offline synthesis of a small grid through a private verifier stack (compact scripts,
+    their mutants); (2) the SFT set (accepted scripts plus DIFF-blind mutants at --mutant-share) and a
+    small local model with a code tokenizer (no model hub); (3) SFT of every weight; (4) GRPO with the
+    verifier's reward over HTTP; (5) plain SFT and GRPO checkpoints; (6) a small B1 benchmark of the same
+    variants, profiles and size from seeds the synthesis never uses; (7) evaluation of base / SFT / GRPO through the same stack, with
     JSON, markdown and HTML reports. The stack (Redis, API, workers) is started only when a stage
     needs it and stopped at the end. The summary (dataset counts, SFT loss, GRPO rewards and None
     count, Pass@1 / build / DIFF+INJ / INJ rates, every artefact's path) is also written to
@@ -666,7 +719,8 @@ def loop_command(
             paths=tuple(p.strip() for p in paths.split(",") if p.strip()), mutants=mutants, sft_steps=sft_steps,
             grpo_steps=grpo_steps, num_generations=num_generations, max_new_tokens=max_new_tokens, bench_size=bench_size,
             bench_seed_start=bench_seed_start, evaluate=tuple(e.strip() for e in evaluate.split(",") if e.strip()),
-            vocab_size=vocab_size, workers=workers, time_limit=time_limit,
+            vocab_size=vocab_size, workers=workers, time_limit=time_limit, model_size=model_size,  # type: ignore[arg-type]
+            mutant_share=mutant_share,
         )
         _check_paths(settings.paths)
     except ValueError as exc:

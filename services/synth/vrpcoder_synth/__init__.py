@@ -5,4 +5,5 @@ Entry points: ``vrpcoder synth run`` / ``vrpcoder synth stats`` (``vrpcoder_synt
 ``vrpcoder_synth.statements.write_statement`` for anyone who needs a statement of an instance.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+"""Enters every work item's key: a new version (statements worded anew, say) redoes every item."""

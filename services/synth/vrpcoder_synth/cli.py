@@ -22,6 +22,7 @@ from vrpcoder.instances import Instance
 from vrpcoder.samples import Sample
 
 from vrpcoder_synth.config import SynthConfig, load_config
+from vrpcoder_synth.dataset import sample_files
 from vrpcoder_synth.dataset import stats as dataset_stats
 from vrpcoder_synth.pipeline import RunReport, run
 from vrpcoder_synth.fidelity import check_statement
@@ -88,6 +89,7 @@ def _summary(report: RunReport) -> dict[str, object]:
     return {
         "out": str(report.out),
         "samples": report.samples,
+        "sample_files": sample_files(report.out),
         "items": len(report.records),
         "computed_now": report.computed,
         "outcomes": dict(sorted(report.counts().items())),

@@ -41,6 +41,10 @@ def build_components(config: SynthConfig, out: Path, token: str | None = None) -
     backend = build_backend(config, token)
     teacher = config.teacher
     if teacher.kind == "offline":
+        if config.coder == "compact":
+            from vrpcoder_synth.compact import CompactCoder, compact_version
+
+            return Components(OfflineWriter(), CompactCoder(), backend, f"offline|compact|{compact_version()}")
         return Components(OfflineWriter(), OfflineCoder(), backend, "offline")
     from vrpcoder_synth.teacher import TeacherClient, TeacherCoder, TeacherWriter, prompts_version
 

@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from vrpcoder.variants import train_variants, training_variant_names
 
@@ -79,10 +79,29 @@ class SynthConfig(BaseModel):
     """``index`` gives each sample the one id scheme its (variant, seed, profile) selects."""
     mutants: bool = True
     """Also send constraint-dropping mutants of the offline formulations through Stage 4, so the
-    reserved set (DIFF passes, INJ fails) is exercised; only for the offline coder."""
+    reserved set (DIFF passes, INJ fails) is exercised; only for the offline coders."""
+    mutant_paths: Literal["scenario", "all"] = "scenario"
+    """Statement paths a mutant is written for: the scenario alone, or every path of its sample (when
+    the reserved set trains a model, as in the no-injection ablation, its prompts should vary as much
+    as the accepted ones)."""
+    coder: Literal["formulations", "compact"] = "formulations"
+    """The offline coder: ``formulations`` renders the shipped alternative formulations; ``compact``
+    the short fixed-skeleton script a small model learns to write (``vrpcoder_synth.compact``; TSP and
+    CVRP only)."""
     teacher: TeacherConfig = TeacherConfig()
     verifier: VerifierConfig = VerifierConfig()
     gold_time_limit: float = Field(default=60.0, gt=0.0)
+
+    @model_validator(mode="after")
+    def _compact_variants(self) -> SynthConfig:
+        if self.coder == "compact":
+            from vrpcoder_synth.compact import compact_variants
+
+            covered = compact_variants()
+            outside = [v for v in self.grid.variant_names() if v not in covered]
+            if outside:
+                raise ValueError(f"the compact coder writes {', '.join(sorted(covered))} only (not {', '.join(outside)}): name them in grid.variants")
+        return self
 
 
 def default_config_text() -> str:

@@ -66,6 +66,7 @@ def _grpo(record: ItemRecord) -> dict[str, Any]:
 def _decision(record: ItemRecord) -> dict[str, Any]:
     return {
         "id": record.id,
+        "sample": record.sample,
         "variant": record.variant,
         "kind": record.kind,
         "path": record.path,
@@ -78,10 +79,26 @@ def _decision(record: ItemRecord) -> dict[str, Any]:
     }
 
 
+def _distinct_pairs(records: Sequence[ItemRecord]) -> list[ItemRecord]:
+    """The first record of each (statement, script) pair: an attacked copy whose statement reads like
+    its base sample's (an attack that left every stated number as it was) gives the same pair again,
+    and SFT would then weigh that one pair twice."""
+    seen: set[tuple[str | None, str | None]] = set()
+    out = []
+    for record in records:
+        pair = (record.statement, record.code)
+        if pair not in seen:
+            seen.add(pair)
+            out.append(record)
+    return out
+
+
 def split(records: Sequence[ItemRecord]) -> dict[str, list[ItemRecord]]:
+    """Records per config: ``sft`` and ``reserved`` hold each (statement, script) pair once; ``grpo``
+    keeps every accepted prompt, since two samples with the same statement carry different probes."""
     accepted = [r for r in records if r.outcome is Outcome.ACCEPTED and r.mutant is None]
     reserved = [r for r in records if r.outcome is Outcome.RESERVED]
-    return {"sft": accepted, "grpo": accepted, "reserved": reserved}
+    return {"sft": _distinct_pairs(accepted), "grpo": accepted, "reserved": _distinct_pairs(reserved)}
 
 
 def write_dataset(out: Path, records: Sequence[ItemRecord]) -> None:
@@ -130,7 +147,7 @@ def card(records: Sequence[ItemRecord]) -> str:
         "verifier (DIFF against the gold optimum + constraint injection) accepted. Held-out variants "
         "never enter this data.",
         "",
-        f"- `sft`: {len(parts['sft'])} chat records (system prompt, statement, accepted script)",
+        f"- `sft`: {len(parts['sft'])} chat records (system prompt, statement, accepted script; each pair once)",
         f"- `grpo`: {len(parts['grpo'])} prompts with the verifier's `sample_id` (samples in `samples/`)",
         f"- `reserved`: {len(parts['reserved'])} scripts that match the optimum but fail injection (no-injection ablation)",
         f"- code-regeneration system prompt version: `{code_prompt_version()}`",
@@ -188,7 +205,11 @@ def card(records: Sequence[ItemRecord]) -> str:
 
 
 def stats(out: Path) -> dict[str, Any]:
-    """Counts read back from a written dataset folder (``vrpcoder synth stats``)."""
+    """Counts read back from a written dataset folder (``vrpcoder synth stats``).
+
+    ``samples`` counts Stage 1's samples (a base sample and each attacked copy), as ``synth run``
+    reports them; ``sample_files`` counts the stored files, where an index-path statement adds the
+    copy of its sample that carries the node map."""
     if not (out / "decisions.jsonl").exists():
         raise FileNotFoundError(f"{out} holds no synthesis output (no decisions.jsonl)")
     decisions = [json.loads(line) for line in (out / "decisions.jsonl").read_text().splitlines() if line]
@@ -203,9 +224,15 @@ def stats(out: Path) -> dict[str, Any]:
             by_variant[d["variant"]][d["outcome"]] += 1
     return {
         "configs": configs,
-        "samples": len(list((out / "samples").glob("*.json"))) if (out / "samples").exists() else 0,
+        "samples": len({d.get("sample") or d["sample_id"] for d in decisions}),
+        "sample_files": sample_files(out),
         "decisions": len(decisions),
         "outcomes": dict(sorted(by_outcome.items())),
         "discard_reasons": dict(sorted(Counter(d["reason"] for d in decisions if d["outcome"] == "discarded").items())),
         "per_variant": {v: dict(sorted(c.items())) for v, c in sorted(by_variant.items())},
     }
+
+
+def sample_files(out: Path) -> int:
+    """Sample files the dataset stores (``samples/<sample_id>.json``)."""
+    return len(list((out / "samples").glob("*.json"))) if (out / "samples").exists() else 0

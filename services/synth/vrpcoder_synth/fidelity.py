@@ -26,6 +26,7 @@ from vrpcoder.distances import DistanceKind
 from vrpcoder.instances import Instance
 from vrpcoder.variants import CapacityKind, Module, Variant
 
+from vrpcoder_synth.scenes import plural
 from vrpcoder_synth.statements import Statement
 
 GENERIC_NODE_WORDS = ("node", "location", "customer", "depot", "site", "stop", "point", "station", "address")
@@ -43,7 +44,9 @@ class ProblemKind(StrEnum):
     ID_MAP = "id_map"
     """The node-id map is not a bijection onto the nodes, or the text uses ids it does not list."""
     MISSING_RULE = "missing_rule"
-    """A rule of the variant (or the objective's direction) is not stated."""
+    """A rule of the variant (or the objective's direction, or the instance's distance convention) is not stated."""
+    MISSING_FLEET = "missing_fleet"
+    """The fleet is not stated: its size, a vehicle of a listed fleet, or the depot a vehicle is based at."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,9 +105,7 @@ def instance_facts(instance: Instance) -> list[Fact]:
         facts += [Fact(x, "x coordinate", (node,)), Fact(y, "y coordinate", (node,))]
     for d, depot in enumerate(instance.depots):
         if depot.window is not None:
-            facts.append(Fact(depot.window.start, "opening time", (d,)))
-            if spec.has(Module.HTW):
-                facts.append(Fact(depot.window.end, "closing time", (d,)))
+            facts += [Fact(depot.window.start, "opening time", (d,)), Fact(depot.window.end, "closing time", (d,))]
     timed = spec.has(Module.HTW) or spec.has(Module.STW)
     for node in instance.customer_nodes:
         c = instance.customer(node)
@@ -174,6 +175,15 @@ class Vocabulary:
     vehicle_word: str = "vehicle"
     extra_vehicle_words: tuple[str, ...] = ("vehicle", "truck", "van")
 
+    def fleet_pattern(self, size: int) -> re.Pattern[str]:
+        """A segment that counts the fleet: the vehicle word (singular or plural) and its size in
+        digits, or in words for a single vehicle ("one van", "a single van", "the only van")."""
+        words = sorted({w.lower() for base in (self.vehicle_word, *self.extra_vehicle_words) for w in (base, plural(base))},
+                       key=len, reverse=True)
+        noun = "|".join(re.escape(w) for w in words)
+        amount = rf"(?<![\w.]){size}(?![\w]|\.\d)" + (r"|\b(?:one|single|only)\b" if size == 1 else "")
+        return re.compile(rf"(?is)(?:{amount})[^.;\n]*?\b(?:{noun})|\b(?:{noun})\b[^.;\n]*?(?:{amount})")
+
     def node_pattern(self, label: str) -> re.Pattern[str]:
         words = sorted({w.lower() for w in (*self.node_words, *GENERIC_NODE_WORDS)}, key=len, reverse=True)
         alternatives = "|".join(re.escape(w) for w in words)
@@ -214,14 +224,57 @@ _RULES: tuple[tuple[str, Callable[[Variant], bool], str], ...] = (
 """(rule, whether the variant has it, a pattern some wording of it must match). Deliberately loose:
 the numbers carry most of the checking, these only catch a rule left out altogether."""
 
+_CLOSED_ROUTES = r"return|back to|come back|comes back"
+"""Closed routes (TSP included) must say that a route ends where it started."""
+_TIME_IS_DISTANCE = r"travel time[^.\n]*(?:equal|same as|=)[^.\n]*distance"
+"""Timed variants must say how travel time is measured (the gold scripts: equal to the distance)."""
+
+_DISTANCE_WORDING: dict[DistanceKind, str] = {
+    DistanceKind.EUCLIDEAN: r"(?:euclidean|straight-line)[^.\n]*(?:not rounded|unrounded|without rounding|exact)",
+    DistanceKind.EUCLIDEAN_TRUNC1: r"euclidean[^.\n]*(?:rounded down|truncated)[^.\n]*one decimal",
+    DistanceKind.EUC_2D: r"euclidean[^.\n]*rounded to the nearest integer",
+    DistanceKind.CEIL_2D: r"euclidean[^.\n]*rounded up",
+    DistanceKind.ATT: r"pseudo-euclidean",
+    DistanceKind.GEO: r"great-circle|\bGEO\b",
+    DistanceKind.EXPLICIT: r"distance table|distance matrix|distances are given",
+}
+"""How each distance convention must be named: DIFF compares optima exactly, so a statement that
+leaves the rounding out lets a model guess another one and fail on something it was never told."""
+
 
 def _rule_problems(instance: Instance, text: str) -> list[Problem]:
     spec = instance.spec
-    return [
+    problems = [
         Problem(ProblemKind.MISSING_RULE, name)
         for name, applies, pattern in _RULES
         if applies(spec) and not re.search(pattern, text, re.I)
     ]
+    if not spec.has(Module.OPEN) and not re.search(_CLOSED_ROUTES, text, re.I):
+        problems.append(Problem(ProblemKind.MISSING_RULE, "closed routes (every route returns to its depot)"))
+    if (spec.has(Module.HTW) or spec.has(Module.STW)) and not re.search(_TIME_IS_DISTANCE, text, re.I):
+        problems.append(Problem(ProblemKind.MISSING_RULE, "how travel time is measured"))
+    kind = instance.distance.kind
+    if not re.search(_DISTANCE_WORDING[kind], text, re.I):
+        problems.append(Problem(ProblemKind.MISSING_RULE, f"distance convention ({kind.value}) and its rounding"))
+    return problems
+
+
+def _fleet_problems(instance: Instance, labels: Sequence[str], parts: Sequence[str], vocabulary: Vocabulary) -> list[Problem]:
+    """The fleet as the gold script reads it: a listed fleet names every vehicle (and, with several
+    depots, the depot each one is based at beside it); a uniform fleet states its size."""
+    vehicles = instance.vehicles
+    if instance.spec.heterogeneous or instance.num_depots > 1:
+        problems = []
+        for k, vehicle in enumerate(vehicles):
+            named = [seg for seg in parts if vocabulary.vehicle_pattern(k).search(seg)]
+            if not named:
+                problems.append(Problem(ProblemKind.MISSING_FLEET, f"vehicle {k} is never named"))
+            elif instance.num_depots > 1 and not any(vocabulary.node_pattern(labels[vehicle.depot]).search(seg) for seg in named):
+                problems.append(Problem(ProblemKind.MISSING_FLEET, f"vehicle {k}'s depot (id {labels[vehicle.depot]}) is not stated with it"))
+        return problems
+    if not any(vocabulary.fleet_pattern(len(vehicles)).search(seg) for seg in parts):
+        return [Problem(ProblemKind.MISSING_FLEET, f"the fleet size ({len(vehicles)}) is not stated with the vehicles")]
+    return []
 
 
 def _map_problems(instance: Instance, node_id_map: dict[str, str] | None) -> tuple[list[str] | None, list[Problem]]:
@@ -257,6 +310,7 @@ def check_text(
     for node, label in enumerate(labels):
         if not any(row[node] for row in named):
             problems.append(Problem(ProblemKind.MISSING_ENTITY, f"node {node} (id {label}) is never named"))
+    problems += _fleet_problems(instance, labels, parts, vocabulary)
     seg_numbers = [numbers_in(seg) for seg in parts]
     found = set(numbers_in(text))
     facts = instance_facts(instance)

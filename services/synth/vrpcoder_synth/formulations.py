@@ -87,8 +87,7 @@ def catalogue() -> tuple[Formulation, ...]:
             continue
         text = entry.read_text()
         doc = text.split('"""', 2)[1].strip().splitlines()[0] if text.startswith('"""') else stem
-        names = sorted({n for group in _OMIT_NAMES.findall(text) for n in group.split(",")})
-        found.append(Formulation(stem, variant, doc, tuple(names)))
+        found.append(Formulation(stem, variant, doc, block_names(text)))
     return tuple(found)
 
 
@@ -235,12 +234,20 @@ def render_source(
     """
     if not _DATA.search(template):
         raise ValueError(f"{name} has no data block")
-    omissions = sorted({n for m in _BLOCK.finditer(template) for n in m.group(1).split(",")})
-    if omit is not None and omit not in omissions:
-        raise ValueError(f"{name} has no '# @omit {omit}' block (it has: {', '.join(omissions)})")
     code = _DATA.sub(lambda _: render_data(instance, listing), template, count=1)
-    code = _BLOCK.sub(lambda m: "" if omit in m.group(1).split(",") else m.group(2), code)
-    code = re.sub(r"^# @data-(begin|end)\n", "", code, flags=re.M)
+    return re.sub(r"^# @data-(begin|end)\n", "", apply_omissions(code, omit, name=name), flags=re.M)
+
+
+def block_names(template: str) -> tuple[str, ...]:
+    """The names of a marked-up script's ``# @omit`` blocks, sorted."""
+    return tuple(sorted({n for group in _OMIT_NAMES.findall(template) for n in group.split(",")}))
+
+
+def apply_omissions(template: str, omit: str | None, *, name: str = "template") -> str:
+    """``template`` without its ``# @omit`` markers, and without the blocks named ``omit`` (a mutant)."""
+    if omit is not None and omit not in block_names(template):
+        raise ValueError(f"{name} has no '# @omit {omit}' block (it has: {', '.join(block_names(template))})")
+    code = _BLOCK.sub(lambda m: "" if omit in m.group(1).split(",") else m.group(2), template)
     if "# @omit" in code or "# @end" in code:
         raise ValueError(f"{name}: unbalanced omit markers")
     return code

@@ -39,9 +39,8 @@ from vrpcoder_client.prompts import code_prompt_version
 from vrpcoder_synth import __version__
 from vrpcoder_synth.config import SynthConfig
 from vrpcoder_synth.dataset import write_dataset
-from vrpcoder_synth.formulations import formulations_for
 from vrpcoder_synth.records import ItemRecord, Outcome, decide, verdict_summary
-from vrpcoder_synth.regenerate import Coder, OfflineCoder, Regenerated
+from vrpcoder_synth.regenerate import Coder, MutatingCoder, Regenerated
 from vrpcoder_synth.statements import StatementPath, index_path_for
 from vrpcoder_synth.teacher import BudgetExceeded
 from vrpcoder_synth.verifiers import Answer, Backend
@@ -118,26 +117,33 @@ def probed_families(sample: Sample) -> set[Family]:
     return {f for p in sample.probes if p.attacker is not None for f in ATTACKERS[p.attacker].reveals}
 
 
-def plan_items(samples: Sequence[StoredSample], config: SynthConfig, fingerprint: str) -> list[WorkItem]:
-    """Every (sample, path) item and, with the offline coder, the mutants of each sample: every
-    formulation of its variant without one block of a family the sample's probes attack."""
+def plan_items(samples: Sequence[StoredSample], config: SynthConfig, fingerprint: str, coder: Coder | None = None) -> list[WorkItem]:
+    """Every (sample, path) item and, with a coder that writes mutants (the offline ones), the mutants
+    of each sample: every formulation of its variant without one block of a family the sample's
+    probes attack, on the mutant paths."""
     items: list[WorkItem] = []
     for stored in samples:
         s = stored.sample
-        paths: list[StatementPath] = []
-        for name in config.paths:
-            paths.append(index_path_for(s.variant, s.seed, s.profile) if name == "index" else StatementPath(name))
+        paths = [index_path_for(s.variant, s.seed, s.profile) if name == "index" else StatementPath(name) for name in config.paths]
         for path in paths:
             items.append(WorkItem(digest("item", stored.sample_id, path, None, fingerprint), stored, path))
-        if config.mutants and config.teacher.kind == "offline":
-            probed = probed_families(s)
-            for formulation in formulations_for(s.variant):
-                for omit in formulation.omissions:
-                    if formulation.omission_family(omit) not in probed:
-                        continue
-                    key = digest("item", stored.sample_id, StatementPath.SCENARIO, f"{formulation.name}-{omit}", fingerprint)
-                    items.append(WorkItem(key, stored, StatementPath.SCENARIO, omit, formulation.name))
+        if not (config.mutants and isinstance(coder, MutatingCoder)):
+            continue
+        probed = probed_families(s)
+        for omission in coder.omissions(s):
+            if omission.family not in probed:
+                continue
+            name = f"{omission.formulation}-{omission.block}"
+            for path in mutant_paths(config, paths):
+                key = digest("item", stored.sample_id, path, name, fingerprint)
+                items.append(WorkItem(key, stored, path, omission.block, omission.formulation))
     return items
+
+
+def mutant_paths(config: SynthConfig, paths: Sequence[StatementPath]) -> list[StatementPath]:
+    """The statement paths a mutant is written for: the scenario alone (the default: a mutant only has
+    to reach Stage 4), or every path of the sample when the reserved set is training data too."""
+    return list(paths) if config.mutant_paths == "all" else [StatementPath.SCENARIO]
 
 
 @dataclass
@@ -165,6 +171,7 @@ class RunReport:
     """Items worked out by this run (the rest came from earlier runs' records)."""
     clock: StageClock
     samples: int
+    """Stage 1's samples (a base sample and each attacked copy), as ``synth stats`` counts them."""
     stopped: str | None = None
     """Why the run ended before every item was done (the teacher's token budget), if it did."""
     pending: int = 0
@@ -200,7 +207,7 @@ class Prepared:
     def record(self, outcome: Outcome, reason: str, verdict: Answer | None = None) -> ItemRecord:
         s, item, statement = self.item.base.sample, self.item, self.written.statement
         return ItemRecord(
-            key=item.key, id=_record_id(item), variant=s.variant, kind=s.kind, profile=s.profile, seed=s.seed,
+            key=item.key, id=_record_id(item), sample=s.id, variant=s.variant, kind=s.kind, profile=s.profile, seed=s.seed,
             path=item.path.value, mutant=item.mutant, sample_id=self.stored.sample_id,
             statement=None if statement is None else statement.text,
             node_id_map=None if statement is None else statement.node_id_map,
@@ -224,7 +231,9 @@ def _prepare(item: WorkItem, writer: StatementWriter, coder: Coder, clock: Stage
         tick("code")  # nothing to regenerate: the item is decided here
         unfaithful = Prepared(item, stored, written)
         return replace(unfaithful, decided=unfaithful.record(Outcome.DISCARDED, f"fidelity:{written.reason}"))
-    active = OfflineCoder(omit=item.mutant, formulation_name=item.formulation) if item.mutant else coder
+    if item.mutant and not isinstance(coder, MutatingCoder):
+        raise ValueError(f"{item.key}: a mutant item, but the coder writes no mutants")
+    active = coder.mutant(item.formulation or "", item.mutant) if item.mutant else coder
     with clock.stage("code"):
         regen = active.regenerate(stored.sample, written.statement, item.key)
     tick("code")
@@ -267,7 +276,7 @@ def run(
                 for seed in config.grid.seeds:
                     samples.extend(grid_samples(out, variant, profile, seed, config))
                     tick("samples")
-    items = plan_items(samples, config, fingerprint)
+    items = plan_items(samples, config, fingerprint, coder)
     records_dir = out / WORK_DIR / "items"
     records: dict[str, ItemRecord] = {}
     todo: list[WorkItem] = []

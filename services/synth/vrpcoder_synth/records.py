@@ -47,6 +47,8 @@ class ItemRecord(BaseModel):
 
     key: str
     id: str
+    sample: str = ""
+    """Stage 1's id of the sample (``CVRP-p1-s0-n5-base``): what ``samples`` counts."""
     variant: str
     kind: str
     profile: int | None

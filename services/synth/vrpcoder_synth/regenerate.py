@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
+from vrpcoder.families import Family
 from vrpcoder.samples import Sample
 from vrpcoder_client.prompts import code_system_prompt
 from vrpcoder_client.reward import extract_code
@@ -50,6 +51,27 @@ class Coder(Protocol):
     def regenerate(self, sample: Sample, statement: Statement, key: str) -> Regenerated: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Omission:
+    """A block a coder can leave out of one of its formulations, and the family that then goes missing."""
+
+    formulation: str
+    block: str
+    family: Family | None
+    """None: the block is an objective or linking part, not a constraint family."""
+
+
+@runtime_checkable
+class MutatingCoder(Protocol):
+    """A coder that can also write its scripts without one block (Stage 4's mutants); a teacher cannot."""
+
+    def regenerate(self, sample: Sample, statement: Statement, key: str) -> Regenerated: ...
+
+    def omissions(self, sample: Sample) -> tuple[Omission, ...]: ...
+
+    def mutant(self, formulation: str, omit: str) -> Coder: ...
+
+
 def _bit(key: str, salt: str) -> bool:
     return hashlib.sha256(f"{salt}|{key}".encode()).digest()[0] % 2 == 1
 
@@ -76,6 +98,14 @@ class OfflineCoder:
         else:
             listing = Listing.internal(instance.num_nodes)
         return formulation, render(formulation, instance, listing=listing, omit=self.omit)
+
+    def omissions(self, sample: Sample) -> tuple[Omission, ...]:
+        return tuple(
+            Omission(f.name, omit, f.omission_family(omit)) for f in formulations_for(sample.variant) for omit in f.omissions
+        )
+
+    def mutant(self, formulation: str, omit: str) -> OfflineCoder:
+        return OfflineCoder(omit=omit, formulation_name=formulation)
 
     def regenerate(self, sample: Sample, statement: Statement, key: str) -> Regenerated:
         # The offline coder reads the sample, not the text: the statement is only consulted for

@@ -13,6 +13,34 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 
+_SIBILANT = ("s", "x", "z", "ch", "sh")
+
+
+def _plural_word(word: str) -> str:
+    if word.isupper():  # an acronym: ATMs, AGVs
+        return word + "s"
+    if word.endswith(_SIBILANT):
+        return word + "es"
+    if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def plural(noun: str) -> str:
+    """The plural of a scene noun: its head word (the last) takes the ending, and each alternative
+    of a slashed noun is made plural ("bank branch/ATM" -> "bank branches/ATMs")."""
+    parts = []
+    for alternative in noun.split("/"):
+        head, _, last = alternative.rpartition(" ")
+        parts.append(f"{head} {_plural_word(last)}" if head else _plural_word(last))
+    return "/".join(parts)
+
+
+def article(word: str) -> str:
+    """'a' or 'an' before ``word`` (by its first letter: "an AGV cart", "an e-commerce ...")."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 @dataclass(frozen=True, slots=True)
 class Scene:
     id: int
@@ -20,6 +48,18 @@ class Scene:
     depot: str
     customer: str
     vehicle: str
+
+    @property
+    def depots(self) -> str:
+        return plural(self.depot)
+
+    @property
+    def customers(self) -> str:
+        return plural(self.customer)
+
+    @property
+    def vehicles(self) -> str:
+        return plural(self.vehicle)
 
 
 SCENES: tuple[Scene, ...] = (

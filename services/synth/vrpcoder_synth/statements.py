@@ -32,7 +32,7 @@ from vrpcoder.instances import Instance
 from vrpcoder.samples import Sample
 from vrpcoder.variants import CapacityKind, Module
 
-from vrpcoder_synth.scenes import Hint, Style, choose_hint
+from vrpcoder_synth.scenes import Hint, Style, article, choose_hint, plural
 
 
 class IdScheme(StrEnum):
@@ -97,8 +97,8 @@ def node_labels(num_nodes: int, scheme: IdScheme | None) -> tuple[str, ...]:
 
 
 def count(n: int, noun: str) -> str:
-    """'one van' / '3 vans'."""
-    return f"one {noun}" if n == 1 else f"{n} {noun}s"
+    """'one van' / '3 vans' / '2 school buses'."""
+    return f"one {noun}" if n == 1 else f"{n} {plural(noun)}"
 
 
 def cap(text: str) -> str:
@@ -209,17 +209,22 @@ class _Writer:
         inst, scene = self.inst, self.scene
         n_cust, n_dep, k = len(inst.customers), inst.num_depots, len(inst.vehicles)
         ids = f"{self.labels[0]} to {self.labels[-1]}"
-        depots = f"{n_dep} {scene.depot}s" if n_dep > 1 else f"one {scene.depot}"
+        depots = count(n_dep, scene.depot)
+        customers = count(n_cust, scene.customer)
         if self.compact:
-            return [f"{scene.name}: {depots}, {n_cust} {scene.customer}s and {count(k, scene.vehicle)}; locations are identified {ids}."]
+            return [
+                f"{scene.name}: {depots}, {customers} and {count(k, scene.vehicle)}; locations are identified {ids}.",
+                self.distance_rule(),
+            ]
+        name = scene.name.lower()
         lead = {
-            Style.ACADEMIC: f"We study a {scene.name.lower()} problem.",
-            Style.FORMAL: f"A {scene.name.lower()} operation is to be planned.",
-            Style.CONSERVATIVE: f"This is a {scene.name.lower()} planning problem.",
+            Style.ACADEMIC: f"We study {article(name)} {name} problem.",
+            Style.FORMAL: f"{cap(article(name))} {name} operation is to be planned.",
+            Style.CONSERVATIVE: f"This is {article(name)} {name} planning problem.",
         }[self.style]
         return [
-            f"{lead} It involves {depots}, {n_cust} {scene.customer}s and a fleet of {count(k, scene.vehicle)}.",
-            f"Every location has an identifier; the identifiers run from {ids}, {scene.depot}s first.",
+            f"{lead} It involves {depots}, {customers} and a fleet of {count(k, scene.vehicle)}.",
+            f"Every location has an identifier; the identifiers run from {ids}, {scene.depots} first.",
             self.distance_rule(),
         ]
 
@@ -262,15 +267,11 @@ class _Writer:
         if self.compact or self.style is Style.ACADEMIC:
             parts = [f"{cap(name)}: location {self.where(d)}"]
             if window is not None:
-                parts.append(f"opens at time {fmt(window.start)}")
-                if self.spec.has(Module.HTW):
-                    parts.append(f"closes at time {fmt(window.end)}")
+                parts += [f"opens at time {fmt(window.start)}", f"closes at time {fmt(window.end)}"]
             return "; ".join(parts) + "."
         text = f"{cap(name)} is located at {self.where(d)}."
         if window is not None:
-            text += f" {cap(name)} opens at time {fmt(window.start)}."
-            if self.spec.has(Module.HTW):
-                text += f" {cap(name)} closes at time {fmt(window.end)}."
+            text += f" {cap(name)} opens at time {fmt(window.start)}. {cap(name)} closes at time {fmt(window.end)}."
         return text
 
     def customer_facts(self, node: int) -> list[str]:
@@ -322,13 +323,13 @@ class _Writer:
         vehicles = inst.vehicles
         k = len(vehicles)
         if self.spec.heterogeneous or inst.num_depots > 1:
-            numbered = f"The only {veh} is numbered 0." if k == 1 else f"The {veh}s are numbered 0 to {k - 1}."
+            numbered = f"The only {veh} is numbered 0." if k == 1 else f"The {k} {plural(veh)} are numbered 0 to {k - 1}."
             return [numbered, *(self.vehicle_line(i) for i in range(k))]
         first = vehicles[0]
         if k == 1:
             parts = [f"There is one {veh}, numbered 0, based at {self.depot(0)}"]
         else:
-            parts = [f"There are {k} identical {veh}s, numbered 0 to {k - 1}, all based at {self.depot(0)}"]
+            parts = [f"There are {k} identical {plural(veh)}, numbered 0 to {k - 1}, all based at {self.depot(0)}"]
         if first.capacity is not None:
             parts.append(f"{'with' if k == 1 else 'each with'} a capacity of {self.qty(first.capacity)}")
         if first.compartment_capacity is not None:
@@ -361,34 +362,36 @@ class _Writer:
         veh, cust, dep = scene.vehicle, scene.customer, scene.depot
         out: list[str] = []
         open_routes = spec.has(Module.OPEN)
-        if spec.is_tsp:
+        if spec.is_tsp and self.path is StatementPath.STRICT:
+            out.append(f"The single {veh} leaves {self.depot(0)}, visits every {cust} exactly once and must return to {self.depot(0)} at the end.")
+        elif spec.is_tsp:
             out.append(f"The single {veh} starts at {self.depot(0)}, visits every {cust} exactly once and returns to {self.depot(0)}.")
         else:
             home = f"its own {dep}" if self.inst.num_depots > 1 else self.depot(0)
             out.append(
                 f"Each {veh} is either unused or drives exactly one route that starts at {home}"
-                + (" and visits a sequence of " + cust + "s." if open_routes else f", visits a sequence of {cust}s and returns to that same {dep}.")
+                + (f" and visits a sequence of {plural(cust)}." if open_routes else f", visits a sequence of {plural(cust)} and returns to that same {dep}.")
             )
             if spec.has(Module.SPLIT):
                 out.append(
-                    f"A {cust}'s demand may be split among several {veh}s: every {cust} is visited at least once, "
-                    f"a {veh} visits a {cust} at most once, delivers to a {cust} only if it visits it, and the amounts "
-                    f"delivered to a {cust} add up exactly to its demand."
+                    f"{cap(article(cust))} {cust}'s demand may be split among several {plural(veh)}: every {cust} is visited at least once, "
+                    f"{article(veh)} {veh} visits {article(cust)} {cust} at most once, delivers to {article(cust)} {cust} only if it visits it, "
+                    f"and the amounts delivered to {article(cust)} {cust} add up exactly to its demand."
                 )
             else:
                 out.append(f"Every {cust} is visited exactly once, by exactly one {veh}.")
         if open_routes:
             if self.path is StatementPath.STRICT:
-                out.append(f"{cap(veh)}s do not need to return to the {dep} after their last {cust}.")
+                out.append(f"{cap(plural(veh))} do not need to return to the {dep} after their last {cust}.")
             else:
                 out.append(
                     f"Routes are open: a route ends at its last {cust}, and the trip back to the {dep} is neither driven nor paid"
                     + ("." if self.compact else f" (a model may treat it as a free return arc to the {veh}'s {dep}).")
                 )
         elif self.path is StatementPath.STRICT and not spec.is_tsp:
-            out.append(f"All {veh}s return to their {dep} after completing their {cust}s.")
+            out.append(f"All {plural(veh)} return to their {dep} after completing their {plural(cust)}.")
         if not self.compact:
-            out.append(f"No route visits a location twice in a row or passes through a {dep} between its start and its end.")
+            out.append(f"No route visits a location twice in a row or passes through {article(dep)} {dep} between its start and its end.")
         if self.capacitated:
             out += self.capacity_rules()
         if spec.has(Module.DIST):
@@ -405,12 +408,12 @@ class _Writer:
     def capacity_rules(self) -> list[str]:
         spec, veh = self.spec, self.scene.vehicle
         if spec.has(Module.PD):
-            return [f"The goods on board a {veh} (nothing at the start; a pickup adds its quantity, the matching delivery removes it) never exceed its capacity."]
+            return [f"The goods on board {article(veh)} {veh} (nothing at the start; a pickup adds its quantity, the matching delivery removes it) never exceed its capacity."]
         if spec.has(Module.BH):
             return [f"On every route, the linehaul deliveries together fit the {veh}'s capacity, and the backhaul pickups together fit it as well."]
         if spec.has(Module.SPLIT):
-            return [f"The amounts a {veh} delivers add up to at most its capacity."]
-        lines = [f"The total demand of the {self.scene.customer}s on a route fits the capacity of its {veh}."]
+            return [f"The amounts {article(veh)} {veh} delivers add up to at most its capacity."]
+        lines = [f"The total demand of the {self.scene.customers} on a route fits the capacity of its {veh}."]
         if spec.has(Module.MC):
             lines.append(f"Products of different compartments never mix: on every route, each compartment's demand fits that compartment's capacity.")
         return lines
@@ -428,7 +431,8 @@ class _Writer:
         else:
             lines.append(
                 "Service may start after the end of the time window, but each time unit of lateness costs the location's late penalty; "
-                "service never starts before the window opens, and there is no deadline for returning."
+                f"service never starts before the window opens, and there is no deadline for returning ({article(veh)} {veh} may come back "
+                f"after its {dep} closes)."
             )
         return lines
 

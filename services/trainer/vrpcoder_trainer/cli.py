@@ -190,20 +190,26 @@ def config_path(name: Annotated[str, typer.Argument(help="A shipped file, e.g. g
 def tiny_model(
     output_dir: Annotated[Path, typer.Argument(help="Where to save the model and tokenizer.")],
     dataset: Annotated[Path, typer.Option(help="A synth dataset folder whose scripts and statements train the tokenizer.")],
-    vocab_size: Annotated[int, typer.Option(help="Tokenizer vocabulary size.")] = 2048,
+    vocab_size: Annotated[int, typer.Option(help="Tokenizer vocabulary size (at most).")] = 4096,
+    size: Annotated[str, typer.Option(help="Model shape: smoke (tests), small (make run), base (the longer benchmark).")] = "smoke",
+    tokenizer: Annotated[str, typer.Option(help="code: digits and identifiers (the model writes scripts); "
+                                                "whole-script: merges whole scripts (the model picks among them).")] = "code",
 ) -> None:
-    """Build a tiny random-init causal LM + locally trained tokenizer (no model hub needed): for smoke runs."""
-    from vrpcoder_client.prompts import code_system_prompt
-
+    """Build a small random-init causal LM + locally trained tokenizer (no model hub needed)."""
     from vrpcoder_trainer.config import DatasetSettings
     from vrpcoder_trainer.dataset import load_records
-    from vrpcoder_trainer.tiny import TinyModelSpec, build_tiny_model
+    from vrpcoder_trainer.tiny import build_tiny_model, model_spec, tokenizer_corpus
 
     try:
         records = load_records(DatasetSettings(path=str(dataset), config="sft"))
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    # The system prompt is repeated so that it compresses like the rest of what the model reads.
-    corpus = [m["content"] for r in records for m in r["messages"] if m["role"] != "system"] + [code_system_prompt()] * 20
-    out = build_tiny_model(output_dir, corpus, TinyModelSpec(vocab_size=vocab_size))
+    corpus = tokenizer_corpus(records)
+    if tokenizer not in ("code", "whole-script"):
+        raise _fail(f"--tokenizer: choose code or whole-script (got {tokenizer!r})")
+    try:
+        spec = model_spec(size, vocab_size=vocab_size, tokenizer=tokenizer)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    out = build_tiny_model(output_dir, corpus, spec)
     print(out)

@@ -54,6 +54,12 @@ class ModelSettings(_Strict):
 class LoraSettings(_Strict):
     """The LoRA adapter trained on top of the frozen base (peft ``LoraConfig``)."""
 
+    enabled: bool = Field(
+        default=True,
+        description="False trains every weight instead (a small model trained from scratch, where a low-rank update "
+        "of random weights learns little); the run's adapter/ folder then holds the whole model, and an "
+        "'adapters' chain that names it loads those weights in place of the base's.",
+    )
     r: int = Field(default=16, gt=0, description="Rank of the low-rank update.")
     alpha: int = Field(default=32, gt=0, description="Scaling numerator: the update is scaled by alpha / r.")
     dropout: float = Field(default=0.1, ge=0.0, lt=1.0, description="Dropout on the adapter's input.")
@@ -77,6 +83,10 @@ class BatchSettings(_Strict):
     )
     effective_batch_size: int = Field(
         gt=0, description="The batch one optimizer step sees; checked equal to the product of the three above."
+    )
+    group_by_length: bool = Field(
+        default=False,
+        description="Batch sequences of similar length together (less padding: a CPU pays for every padded token).",
     )
 
     @model_validator(mode="after")

@@ -43,17 +43,29 @@ def load_base(settings: ModelSettings, *, merge_adapters: bool = True) -> Any:
 
 
 def merge_adapters_into(model: Any, adapters: tuple[str, ...]) -> Any:
-    """Fold each LoRA adapter directory into ``model``'s weights (peft ``merge_and_unload``)."""
+    """Fold each LoRA adapter directory into ``model``'s weights (peft ``merge_and_unload``).
+
+    A directory holding a whole model instead (what a run with ``lora.enabled: false`` saves) takes the
+    place of the weights so far: it was trained from them, so the chain stays base -> SFT -> GRPO.
+    """
     from peft import PeftModel
+    from transformers import AutoModelForCausalLM
 
     for adapter in adapters:
-        if not (Path(adapter) / "adapter_config.json").is_file():
-            raise FileNotFoundError(f"{adapter}: not a peft adapter directory (no adapter_config.json)")
-        model = PeftModel.from_pretrained(model, adapter).merge_and_unload()
+        folder = Path(adapter)
+        if (folder / "adapter_config.json").is_file():
+            model = PeftModel.from_pretrained(model, adapter).merge_and_unload()
+        elif (folder / "config.json").is_file():
+            model = AutoModelForCausalLM.from_pretrained(adapter, dtype=model.dtype)
+        else:
+            raise FileNotFoundError(f"{adapter}: neither a peft adapter (adapter_config.json) nor a model (config.json)")
     return model
 
 
 def lora_config(settings: LoraSettings) -> Any:
+    """peft's ``LoraConfig``, or None when the whole model is trained (TRL then trains every weight)."""
+    if not settings.enabled:
+        return None
     from peft import LoraConfig
 
     targets = settings.target_modules if isinstance(settings.target_modules, str) else list(settings.target_modules)

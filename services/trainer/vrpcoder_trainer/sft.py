@@ -35,6 +35,7 @@ def common_arguments(batch: BatchSettings, optim: OptimSettings, run: RunSetting
         "report_to": list(run.report_to) or "none",
         "use_cpu": run.use_cpu,
         "per_device_train_batch_size": batch.per_device_train_batch_size,
+        "train_sampling_strategy": "group_by_length" if batch.group_by_length else "random",
         "gradient_accumulation_steps": batch.gradient_accumulation_steps,
         "learning_rate": optim.learning_rate,
         "lr_scheduler_type": optim.lr_scheduler_type,

@@ -1,53 +1,52 @@
-"""A tiny causal LM built and saved locally, for tests and the CPU demo.
+"""A small causal LM built and saved locally, for the CPU loop, the tests and the benchmarks.
 
 No machine of this project reaches a model hub, so the training code is exercised on a model made
-here: a small LLaMA-architecture model (random initialisation) and a byte-level BPE tokenizer trained with
-``tokenizers`` on the texts the model will see (gold scripts, statements, the system prompt). The
-saved directory has the layout of any hub checkpoint, so it goes through exactly the loading code a
-real model does (``vrpcoder_trainer.models``).
+here: a small LLaMA-architecture decoder (random initialisation) and a tokenizer trained on the texts
+the model will see (scripts, statements, the system prompt). The saved directory has the layout of
+any hub checkpoint, so it goes through exactly the loading code a real model does
+(``vrpcoder_trainer.models``).
 
 (A LLaMA config rather than Qwen2: transformers 5 rebuilds a Qwen2 checkpoint's tokenizer with
 Qwen's own pre-tokenizer, whereas a LLaMA checkpoint keeps the tokenizer saved with it. A Qwen3
 checkpoint keeps it too, which is what the GPU check builds: tests/loop/test_gpu_check.py.)
 
-The tokenizer's pre-tokenizer splits only where a line ends right before a code fence: BPE merges
-may then span many lines of a gold script, so a 10,000-character script becomes a handful of tokens
-and the CPU generates it at once (a property of the tiny corpus, not something a real model needs).
-That one split keeps the chat template's "assistant\n" apart from the reply's opening fence, so the
-prompt's tokens stay a prefix of the prompt-plus-reply tokens and the SFT loss mask falls exactly
-on the reply.
+Two tokenizers:
+
+- ``code`` (the default, ``vrpcoder_trainer.code_tokenizer``): digits one by one, identifiers and
+  operators whole, the shared system prompt one token. The model has to write a script token by
+  token and can copy an unseen instance's numbers from its statement.
+- ``whole-script``: byte-level BPE whose merges may span many lines, so a script of a small corpus
+  becomes a token or two and the model can only *choose* among the scripts it saw. Kept for the
+  injection-ablation miniature (``benchmarks/grpo_injection_ablation.py``), which studies where each
+  reward pushes that choice, and for the tests that need a policy to emit code after a few steps.
+
+Its pre-tokenizer splits only where a line ends right before a code fence, which keeps the chat
+template's "assistant\\n" apart from the reply's opening fence, so the prompt's tokens stay a prefix
+of the prompt-plus-reply tokens and the SFT loss mask falls exactly on the reply (the code
+tokenizer cuts at every line break and has the same property).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-IM_START = "<|im_start|>"
-IM_END = "<|im_end|>"
-PAD = "<|endoftext|>"
+from vrpcoder_trainer.code_tokenizer import CHAT_TEMPLATE, IM_END, IM_START, PAD, train_code_tokenizer
 
-CHAT_TEMPLATE = (
-    "{% for message in messages %}"
-    "{{ '<|im_start|>' + message['role'] + '\n' }}"
-    "{% if message['role'] == 'assistant' %}{% generation %}{{ message['content'] + '<|im_end|>' }}{% endgeneration %}"
-    "{% else %}{{ message['content'] + '<|im_end|>' }}{% endif %}"
-    "{{ '\n' }}"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
-)
-"""ChatML, as Qwen models use it, with the assistant's reply marked for assistant-only masks."""
+TokenizerKind = Literal["code", "whole-script"]
 
 
 @dataclass(frozen=True)
 class TinyModelSpec:
-    """Shape of the tiny model; the defaults train a step in well under a second on one core."""
+    """Shape of the model and which tokenizer it reads; the defaults train a step in well under a second."""
 
     architecture: Literal["llama", "qwen3"] = "llama"
     """'qwen3' for the GPU check (deploy/gpu-check.sh): the architecture vLLM and TRL load on the cluster."""
     vocab_size: int = 4096
+    """The code tokenizer stops merging once every piece is one token (about 1,400 here), so this only
+    caps it; the whole-script tokenizer needs room to merge whole scripts."""
     hidden_size: int = 64
     intermediate_size: int = 128
     num_hidden_layers: int = 2
@@ -60,10 +59,41 @@ class TinyModelSpec:
     """Larger than a real model's 0.02: a random 64-wide model then tells positions and tokens apart
     from the start, and a few SFT steps are enough to make it write a short script."""
     seed: int = 0
+    tokenizer: TokenizerKind = "code"
 
 
-def train_tokenizer(corpus: Iterable[str], vocab_size: int):  # type: ignore[no-untyped-def]
-    """A byte-level BPE tokenizer with ChatML special tokens, trained on ``corpus``."""
+MODEL_SIZES: dict[str, TinyModelSpec] = {
+    "smoke": TinyModelSpec(),
+    "small": TinyModelSpec(hidden_size=128, intermediate_size=384, num_hidden_layers=4, num_attention_heads=4,
+                           num_key_value_heads=4, max_position_embeddings=2048, initializer_range=0.02),
+    "base": TinyModelSpec(hidden_size=192, intermediate_size=576, num_hidden_layers=6, num_attention_heads=6,
+                          num_key_value_heads=6, max_position_embeddings=2048, initializer_range=0.02),
+}
+"""Named shapes: ``smoke`` for tests (about 0.2M weights), ``small`` for the default ``make run``
+(about 1M), ``base`` for the longer benchmark run (about 3M). Sizes of the code tokenizer's vocabulary."""
+
+ROLE_WORDS = "system user assistant"
+"""The chat template's role names, added to the corpus so that each is one token."""
+
+
+def tokenizer_corpus(records: Iterable[dict[str, Any]]) -> list[str]:
+    """What the tokenizer of a dataset's model is trained on: every text the model reads or writes, and
+    the shared system prompt repeated (the whole-script tokenizer then merges it like the rest; the
+    code tokenizer holds it as one token anyway)."""
+    from vrpcoder_client.prompts import code_system_prompt
+
+    return [m["content"] for r in records for m in r["messages"] if m["role"] != "system"] + [code_system_prompt()] * 20
+
+
+def model_spec(size: str, **changes: object) -> TinyModelSpec:
+    """A named shape (``MODEL_SIZES``), with any field changed."""
+    if size not in MODEL_SIZES:
+        raise ValueError(f"unknown model size {size!r}; choose one of: {', '.join(MODEL_SIZES)}")
+    return replace(MODEL_SIZES[size], **changes)  # type: ignore[arg-type]
+
+
+def train_whole_script_tokenizer(corpus: Iterable[str], vocab_size: int):  # type: ignore[no-untyped-def]
+    """The whole-script tokenizer: byte-level BPE with ChatML special tokens, merges across lines."""
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -89,14 +119,23 @@ def train_tokenizer(corpus: Iterable[str], vocab_size: int):  # type: ignore[no-
     return fast
 
 
+def train_tokenizer(corpus: Iterable[str], spec: TinyModelSpec):  # type: ignore[no-untyped-def]
+    """The tokenizer ``spec`` asks for, trained on ``corpus``."""
+    if spec.tokenizer == "whole-script":
+        return train_whole_script_tokenizer(corpus, spec.vocab_size)
+    from vrpcoder_client.prompts import code_system_prompt
+
+    return train_code_tokenizer([*corpus, ROLE_WORDS], spec.vocab_size, whole=(code_system_prompt(),))
+
+
 def build_tiny_model(output_dir: Path | str, corpus: Iterable[str], spec: TinyModelSpec = TinyModelSpec()) -> Path:
-    """Train a tokenizer on ``corpus``, initialise a tiny model of ``spec.architecture`` for it, save both."""
+    """Train a tokenizer on ``corpus``, initialise a model of ``spec.architecture`` for it, save both to ``output_dir``."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM, Qwen3Config, Qwen3ForCausalLM
 
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
-    tokenizer = train_tokenizer(corpus, spec.vocab_size)
+    tokenizer = train_tokenizer(corpus, spec)
     torch.manual_seed(spec.seed)
     config_class, model_class = {"llama": (LlamaConfig, LlamaForCausalLM), "qwen3": (Qwen3Config, Qwen3ForCausalLM)}[spec.architecture]
     config = config_class(
