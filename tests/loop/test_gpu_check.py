@@ -58,15 +58,15 @@ def test_random_qwen3_loads_like_a_hub_checkpoint(tmp_path: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     script = "import gurobipy as gp\n\n\ndef build_model():\n    return gp.Model()\n"
-    out = build_tiny_model(tmp_path / "model", ["You write gurobipy code."] * 5 + [script] * 5,
-                           TinyModelSpec(architecture="qwen3", hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                                         head_dim=8, vocab_size=400))
+    spec = TinyModelSpec(architecture="qwen3", hidden_size=32, intermediate_size=64, num_hidden_layers=1, head_dim=8,
+                         vocab_size=400)
+    out = build_tiny_model(tmp_path / "model", ["You write gurobipy code."] * 5 + [script] * 5, spec)
     config = json.loads((out / "config.json").read_text())
     assert config["model_type"] == "qwen3" and config["architectures"] == ["Qwen3ForCausalLM"]
     tokenizer = AutoTokenizer.from_pretrained(out)
     model = AutoModelForCausalLM.from_pretrained(out)
     assert tokenizer.decode(tokenizer(script)["input_ids"]) == script
-    trained = train_tokenizer(["You write gurobipy code."] * 5 + [script] * 5, 400)
+    trained = train_tokenizer(["You write gurobipy code."] * 5 + [script] * 5, spec)
     assert tokenizer(script)["input_ids"] == trained(script)["input_ids"], "the saved tokenizer, not one rebuilt for Qwen"
     prompt = tokenizer.apply_chat_template([{"role": "user", "content": "Model it."}], add_generation_prompt=True,
                                            tokenize=False, enable_thinking=False)

@@ -77,7 +77,7 @@ def test_cli_run_through_the_service(stack: LocalStack, tmp_path: Path) -> None:
 
 def test_an_unreachable_service_decides_nothing(tmp_path: Path) -> None:
     config = SynthConfig(grid=GridConfig(variants=("TSP",), profiles=(1,), seeds=(0,), customers=4), mutants=False)
-    backend = ServiceBackend("http://127.0.0.1:9", None, time_limit=10.0, timeout=2.0)
+    backend = ServiceBackend("http://127.0.0.1:9", None, time_limit=10.0, timeout=2.0, retry_seconds=2.0)
     report = run(config, tmp_path, writer=OfflineWriter(), coder=OfflineCoder(), backend=backend, fingerprint="offline")
     backend.close()
     assert report.records == [] and report.computed == 0

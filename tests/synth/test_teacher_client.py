@@ -98,7 +98,7 @@ def test_the_token_budget_stops_the_run() -> None:
 
 def test_concurrency_is_bounded() -> None:
     with FakeOpenAI() as server:
-        server.script.extend([Action(delay=0.2) for _ in range(8)])
+        server.script.extend([Action(delay=0.5) for _ in range(8)])
         client = _client(server, concurrency=2)
         answers = client.chat_many([[{"role": "user", "content": str(i)}] for i in range(8)])
         assert answers == ["ok"] * 8

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from vrpcoder.samples import Sample
 from vrpcoder.verification import Verdict, VerifyConfig, verify
-from vrpcoder_client.client import VerifierClient, VerifierError, VerifierHTTPError
+from vrpcoder_client.client import RetryPolicy, VerifierClient, VerifierError, VerifierHTTPError
 from vrpcoder_client.schemas import JobState, VerifyOptions
 
 Answer = Verdict | str
@@ -63,13 +63,16 @@ class ServiceBackend:
     token: str | None = None
     time_limit: float | None = None
     timeout: float = 600.0
+    retry_seconds: float = 60.0
+    """How long a transient fault is retried before the items stay pending for the next run."""
     name: str = "service"
     _client: VerifierClient | None = field(default=None, repr=False)
 
     @property
     def client(self) -> VerifierClient:
         if self._client is None:
-            self._client = VerifierClient(self.base_url, self.token, timeout=self.timeout)
+            retry = RetryPolicy(give_up_after=self.retry_seconds)
+            self._client = VerifierClient(self.base_url, self.token, timeout=self.timeout, retry=retry)
         return self._client
 
     def verify_many(self, jobs: Sequence[tuple[str, Sample]]) -> list[Answer]:
