@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shared.test_cost_injection import _with_late_probe, samples
+from tests.shared.test_cost_injection import _late_probe, samples
 from vrpcoder.mutants import COSTS, MutantKind, caught_without_cost, mutation_rules, run_mutants
 from vrpcoder.variants import VARIANTS, Module, get_variant
 
@@ -36,10 +36,10 @@ def test_a_mixed_fleet_priced_wrongly_is_caught_by_cost_injection_alone() -> Non
 
 
 def test_soft_window_pricing_mistakes_are_caught_on_a_late_plan() -> None:
-    """A late feasible plan (built here; the samples' own late-service probe comes with issue 28's
-    feasible probes) pays the lateness terms: a dropped, doubled or displaced penalty prices it
-    otherwise, while DIFF and every probe still pass."""
-    sample, probe = _with_late_probe(samples("VRPSTW", 7, 0, 6)[0])
+    """The sample's own late feasible plan pays the lateness terms: a dropped, doubled or displaced
+    penalty prices it otherwise, while DIFF and every probe still pass."""
+    sample = samples("VRPSTW", 7, 0, 6)[0]
+    probe = _late_probe(sample)
     reports = {r.name: r for r in run_mutants([sample], kinds=[MutantKind.COST])}
     for name in ("cost:late_penalty_dropped", "cost:late_penalty_doubled", "cost:lateness_at_departure"):
         report = reports[name]
