@@ -66,13 +66,22 @@ def train_code_tokenizer(corpus: Iterable[str], vocab_size: int = 4096, whole: S
     ``vocab_size`` only caps the merges: once every piece of the corpus is one token BPE stops, so a
     larger value adds nothing.
     """
+    return train_bpe_tokenizer(corpus, vocab_size, split=PIECE_PATTERN, behavior="isolated", whole=whole)
+
+
+def train_bpe_tokenizer(
+    corpus: Iterable[str], vocab_size: int, *, split: str, behavior: str, whole: Sequence[str] = ()
+) -> Any:
+    """Byte-level BPE with ChatML special tokens whose merges never cross the cuts of ``split`` (a
+    regular expression; ``behavior`` is how the tokenizers library keeps the matched text). Both the
+    code tokenizer and the whole-script tokenizer are this with another cut."""
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
         [
-            pre_tokenizers.Split(Regex(PIECE_PATTERN), behavior="isolated"),
+            pre_tokenizers.Split(Regex(split), behavior=behavior),  # type: ignore[arg-type]
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )

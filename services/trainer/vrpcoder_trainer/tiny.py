@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from vrpcoder_trainer.code_tokenizer import CHAT_TEMPLATE, IM_END, IM_START, PAD, train_code_tokenizer
+from vrpcoder_trainer.code_tokenizer import train_bpe_tokenizer, train_code_tokenizer
 
 TokenizerKind = Literal["code", "whole-script"]
 
@@ -93,30 +93,9 @@ def model_spec(size: str, **changes: object) -> TinyModelSpec:
 
 
 def train_whole_script_tokenizer(corpus: Iterable[str], vocab_size: int):  # type: ignore[no-untyped-def]
-    """The whole-script tokenizer: byte-level BPE with ChatML special tokens, merges across lines."""
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
-        [
-            pre_tokenizers.Split(Regex(r"\n(?=```)"), behavior="merged_with_previous"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-        ]
-    )
-    tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        special_tokens=[PAD, IM_START, IM_END],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    tokenizer.train_from_iterator(list(corpus), trainer=trainer)
-    fast = PreTrainedTokenizerFast(
-        tokenizer_object=tokenizer, bos_token=None, eos_token=IM_END, pad_token=PAD, unk_token=None
-    )
-    fast.chat_template = CHAT_TEMPLATE
-    return fast
+    """The whole-script tokenizer: byte-level BPE whose merges may cross lines (only the closing code
+    fence is cut off), so a script it has seen becomes a token or two."""
+    return train_bpe_tokenizer(corpus, vocab_size, split=r"\n(?=```)", behavior="merged_with_previous")
 
 
 def train_tokenizer(corpus: Iterable[str], spec: TinyModelSpec):  # type: ignore[no-untyped-def]
