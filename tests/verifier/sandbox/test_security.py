@@ -406,7 +406,7 @@ def test_a_deep_flood_of_files_is_gone_before_the_next_job(
     assert after.verdict.passed and after.warm
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: INJ's own rows can cross the size-limited licence (see the executor's threat model)")
+@pytest.mark.xfail(strict=True, reason="known gap: INJ's own rows can cross the size-limited licence (see docs/sandbox.md, Known limits)")
 def test_a_model_padded_to_the_licence_limit_still_earns_its_failure(executor: SandboxExecutor, cvrp: Sample) -> None:
     """A wrong model padded to just under the licence's row limit: INJ's equality rows push it over,
     and the verdict becomes "licence too small" (no reward) instead of the failure it earned."""

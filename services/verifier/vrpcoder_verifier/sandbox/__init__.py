@@ -1,5 +1,5 @@
 """Sandboxed execution of untrusted candidate scripts (bubblewrap namespaces, rlimits, a warm
-supervisor that forks one child per job). The threat model is in ``executor``'s docstring."""
+supervisor that forks one child per job). The threat model is in docs/sandbox.md."""
 
 from vrpcoder_verifier.sandbox.executor import (
     ExecutionRecord,
