@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -36,7 +37,7 @@ def _service_commands() -> None:
     _register_service_commands()
 
 
-@pytest.mark.parametrize("command", [[], ["api"], ["worker"], ["demo"]], ids=["group", "api", "worker", "demo"])
+@pytest.mark.parametrize("command", [[], ["api"], ["worker"], ["up"], ["demo"]], ids=["group", "api", "worker", "up", "demo"])
 def test_every_verifier_command_has_help(command: list[str]) -> None:
     result = runner.invoke(app, ["verifier", *command, "--help"])
     assert result.exit_code == 0, result.output
@@ -51,6 +52,17 @@ def test_api_refuses_to_start_without_tokens() -> None:
     )
     assert done.returncode == 2
     assert "no API tokens" in done.stderr
+
+
+def test_up_refuses_a_taken_port_before_starting_anything() -> None:
+    """(The stack itself, started and stopped with Ctrl-C, is the README's quick start: tests/test_readme.py.)"""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = runner.invoke(app, ["verifier", "up", "--port", str(port), "--no-sandbox"])
+    assert result.exit_code == 2
+    assert f"port {port} on 127.0.0.1 is taken" in result.output
 
 
 def test_explicit_in_process_executor_is_unsandboxed() -> None:

@@ -190,6 +190,63 @@ def worker(
 
 
 @app.command()
+def up(
+    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port of the API on 127.0.0.1.")] = 8000,
+    workers: Annotated[int, typer.Option(min=1, max=16, help="Worker processes to start.")] = 2,
+    token: Annotated[
+        str | None,
+        typer.Option(envvar="VRPCODER_VERIFIER_TOKEN", show_envvar=True,
+                     help="Bearer token the API accepts (default: a random one, printed)."),
+    ] = None,
+    log_dir: Annotated[
+        Path | None, typer.Option(help="Folder for the API's and workers' logs (default: a new temporary one).")
+    ] = None,
+    no_sandbox: NoSandboxOpt = False,
+) -> None:
+    """Run a whole local stack in the foreground: a private `redis-server`, the API on 127.0.0.1:PORT and
+    WORKERS sandboxed workers. It prints the two variables the client reads, then `ready`; Ctrl-C (or
+    SIGTERM) stops every part and removes the throw-away Redis.
+
+    For trying the service, notebooks and local training runs; a deployment runs the parts on their
+    own (`vrpcoder verifier api`, `... worker`, docs/deployment.md)."""
+    import secrets
+    import socket
+    import tempfile
+    import time
+
+    from pydantic import SecretStr
+
+    from vrpcoder_verifier.sandbox import sandbox_status
+    from vrpcoder_verifier.stack import StackError, private_stack
+
+    if not no_sandbox and not (status := sandbox_status()).available:
+        fail(f"no sandbox on this host ({status.detail}); untrusted candidates need one. "
+             "--no-sandbox runs trusted code in-process")
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            fail(f"port {port} on 127.0.0.1 is taken; choose another with --port")
+    token = token or secrets.token_hex(16)
+    log_dir = log_dir or Path(tempfile.mkdtemp(prefix="vrpcoder-stack-"))
+    executor = "in-process" if no_sandbox else "sandbox"
+    try:
+        with private_stack(workers=workers, port=port, log_dir=log_dir, executor=executor,
+                           api_tokens=(SecretStr(token),)) as stack:
+            kind = "UNSANDBOXED" if no_sandbox else "sandboxed"
+            print(f"verifier: API at {stack.base_url} with {workers} {kind} workers (logs in {log_dir})")
+            print(f"export VRPCODER_VERIFIER_URL={stack.base_url} VRPCODER_VERIFIER_TOKEN={token}")
+            print("ready (Ctrl-C stops it)", flush=True)
+            while (api := stack.api_process) is not None and api.poll() is None:
+                time.sleep(0.5)
+            fail(f"the API stopped on its own (exit status {api.returncode if api else '?'}); see {log_dir}/api.log", 1)
+    except StackError as exc:
+        fail(f"the local stack did not come up: {exc} (logs in {log_dir})")
+    except KeyboardInterrupt:
+        print("verifier: stopped")
+
+
+@app.command()
 def demo(
     workers: Annotated[int, typer.Option(min=1, max=8, help="Worker processes to start.")] = 2,
     mutants: Annotated[int, typer.Option(min=0, help="Mutants per variant, besides the gold script.")] = 3,

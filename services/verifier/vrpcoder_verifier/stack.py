@@ -366,17 +366,20 @@ def sigterm_as_interrupt() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def private_stack(*, workers: int = 2, log_dir: Path | None = None, **overrides: object) -> Iterator[LocalStack]:
+def private_stack(
+    *, workers: int = 2, port: int = 0, log_dir: Path | None = None, **overrides: object
+) -> Iterator[LocalStack]:
     """A private ``redis-server``, the API and ``workers`` workers for as long as the block runs, for a
     command that needs the service and was given none (``vrpcoder eval run``/``score``/``audit``).
     Everything is stopped and the throw-away Redis removed afterwards, on Ctrl-C and SIGTERM too.
-    ``overrides`` go to :func:`stack_settings` (``executor``, ``allow_unsandboxed``, time limits)."""
+    ``port`` 0 picks a free one. ``overrides`` go to :func:`stack_settings` (``executor``,
+    ``allow_unsandboxed``, time limits, ``api_tokens``)."""
     server = RedisServer()
     try:
         with sigterm_as_interrupt():
             server.start()
             settings = stack_settings(server.url, **overrides)
-            with LocalStack(settings, workers=workers, log_dir=log_dir) as stack:
+            with LocalStack(settings, workers=workers, port=port, log_dir=log_dir) as stack:
                 yield stack
     finally:
         server.close()
