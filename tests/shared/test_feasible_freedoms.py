@@ -22,8 +22,10 @@ from vrpcoder.feasible import (
     FREEDOM_MARGIN,
     FREEDOMS,
     closed_excess,
+    costly_wait,
     diverse_feasible,
     lateness,
+    load_gaps,
     types_used,
     vehicle_type,
     waiting,
@@ -150,6 +152,41 @@ def test_a_route_on_the_vehicle_type_s_plus_leaves_idle() -> None:
     every = _named(diverse_feasible(instance, plus), EVERY_VEHICLE_TYPE)
     assert check(instance, every).feasible and every.route_of(2) is not None
     assert types_used(instance, every) >= {vehicle_type(large)}
+
+
+def test_a_wait_that_makes_the_next_customer_late_is_offered_under_soft_windows() -> None:
+    """Node 1 opens at 10 (penalty 1), node 2 closes at 11 (penalty 5). s+ drives [2, 1]: on time at
+    node 2 (6), a wait at node 1 that delays nobody. Driven [1, 2], the truck reaches node 1 at 3,
+    waits until 10 and is 2 late at node 2 (price 10); a model that lets service start on arrival
+    at 7 units of earliness (price 7) prices that plan 3 lower, which only a plan with such a wait
+    shows (issue 28 audit: earliness priced instead of forbidden)."""
+    windows = [TimeWindow(start=10, end=100), TimeWindow(start=0, end=11), WIDE, WIDE]
+    customers = on_axes((1, 1, 1, 1), window=windows, late_penalty=[1.0, 5.0, 1.0, 1.0])
+    depot = Depot(x=0, y=0, window=TimeWindow(start=0, end=200))
+    instance = make("VRPSTW", customers, (Vehicle(capacity=2),) * 2, depots=(depot,))
+    plus = plan((0, (2, 1)), (1, (3, 4)))
+    assert check(instance, plus).feasible and costly_wait(instance, plus) == 0
+    assert costly_wait(instance, plan((0, (1, 2)), (1, (3, 4)))) == pytest.approx(3.0)
+    costly = [p for _, p in diverse_feasible(instance, plus) if FREEDOM["costly_wait"].used(instance, p)]
+    assert costly and all(check(instance, p).feasible for p in costly)
+    gold = build_candidate(render_gold(instance))
+    for found in costly:
+        answer = inject(gold, instance, Probe(label=Label.FEASIBLE, solution=found, variety="costly_wait"))
+        assert answer.verdict is InjVerdict.FEASIBLE, answer
+
+
+def test_each_vehicle_type_is_loaded_past_the_next_smaller_types_limit() -> None:
+    """Two trucks of 5 and one of 12: s+ gives the large one 3, which a model that gives it the
+    small trucks' capacity accepts. A plan loads it past 5, and then no gap is left (a plan loading
+    the small trucks past a smaller limit cannot exist: none is smaller)."""
+    customers = on_axes((4, 1, 3, 2))
+    instance = make("HFVRP", customers, (Vehicle(capacity=5), Vehicle(capacity=5), Vehicle(capacity=12, fixed_cost=5)))
+    plus = plan((0, (1,)), (1, (3,)), (2, (2, 4)))
+    assert check(instance, plus).feasible
+    assert [g.name for g in load_gaps(instance, [plus])] == ["type_load_k2"]
+    found = [p for _, p in diverse_feasible(instance, plus)]
+    assert load_gaps(instance, [plus, *found]) == []
+    assert any(r.vehicle == 2 and sum(instance.customer(c).demand for c in r.visits) > 5 for p in found for r in p.routes)
 
 
 def test_no_freedom_ends_a_route_at_another_depot() -> None:
