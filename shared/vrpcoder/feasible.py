@@ -660,22 +660,47 @@ orders at most; the checker leaves out those that break a rule, such as a pair d
 pickup)."""
 
 
-def _penalty_with_early_starts(instance: Instance, route: Route, early: frozenset[int]) -> float:
-    """The route's soft-window price (lateness, plus earliness at the same rate) when service starts
-    on arrival, before the window opens, at the visits whose positions are in ``early``."""
+def _cheapest_with_early_starts(instance: Instance, route: Route) -> float:
+    """The route's least soft-window price when service may also start before a window opens, at
+    the customer's late penalty per time unit early (lateness plus earliness).
+
+    It is a small linear programme on a chain (each start at least the previous start, service and
+    leg later; the first at least the drive from the depot), solved exactly without a solver: at an
+    optimal vertex every start is tied through a run of back-to-back visits either to the first
+    possible start or to some customer's window opening or closing. Measured in "time at the first
+    visit" (the start minus the drive and service before it), those ties give at most 2n + 1 values,
+    and the starts' values never decrease along the route; a dynamic programme over them finds the
+    cheapest choice."""
+    visits = route.visits
     window = instance.depots[route.depot].window
-    node, ready = route.depot, (0.0 if window is None else window.start)
-    total = 0.0
-    for position, visit in enumerate(route.visits):
-        customer = instance.customer(visit)
-        arrival = ready + instance.distances[node][visit]
-        opens = arrival if customer.window is None else customer.window.start
-        start = arrival if position in early else max(arrival, opens)
-        rate = customer.late_penalty or 0.0
-        if customer.window is not None:
-            total += rate * (max(0.0, start - customer.window.end) + max(0.0, customer.window.start - start))
-        node, ready = visit, start + customer.service_time
-    return total
+    first = (0.0 if window is None else window.start) + instance.distances[route.depot][visits[0]]
+    offset = [0.0]
+    for a, b in zip(visits, visits[1:], strict=False):
+        offset.append(offset[-1] + instance.customer(a).service_time + instance.distances[a][b])
+    anchors = {first}
+    for position, visit in enumerate(visits):
+        w = instance.customer(visit).window
+        if w is not None:
+            anchors |= {w.start - offset[position], w.end - offset[position]}
+    values = sorted(a for a in anchors if a >= first - TOLERANCE)
+
+    def price(position: int, start: float) -> float:
+        customer = instance.customer(visits[position])
+        w = customer.window
+        if w is None:
+            return 0.0
+        return (customer.late_penalty or 0.0) * (max(0.0, start - w.end) + max(0.0, w.start - start))
+
+    # later[j]: the cheapest price of the visits from here on, their anchors at least values[j]
+    later = [0.0] * len(values)
+    for position in reversed(range(len(visits))):
+        here = [price(position, value + offset[position]) + later[j] for j, value in enumerate(values)]
+        running = float("inf")
+        for j in reversed(range(len(values))):
+            running = min(running, here[j])
+            here[j] = running
+        later = here
+    return later[0]
 
 
 def costly_wait(instance: Instance, plan: Solution) -> float:
@@ -685,26 +710,19 @@ def costly_wait(instance: Instance, plan: Solution) -> float:
     Under soft windows waiting is free but forced: a vehicle that arrives early waits, and a later
     customer may be late because of it. A model that prices earliness instead of forbidding it (or
     starts service on arrival) then prices the plan lower, while on a plan whose waits delay nobody
-    it agrees with the rules. Starting early pays off only at visits where the vehicle arrives
-    early, so the best choice of such visits is exact over all of their subsets (a route's visits
-    are few)."""
-    best = 0.0
+    it agrees with the rules. The sum over the plan's routes: exactly what such a model's price of
+    the plan falls short of the rules' price."""
+    total = 0.0
     for route in (r for r in plan.routes if r.visits):
-        arrivals = _arrivals(instance, route)
-        early = [
-            i for i, (visit, arrival) in enumerate(zip(route.visits, arrivals, strict=True))
-            if (w := instance.customer(visit).window) is not None and arrival < w.start - TOLERANCE
-        ]
-        if not early:
-            continue
-        forced = _penalty_with_early_starts(instance, route, frozenset())
-        cheapest = min(
-            _penalty_with_early_starts(instance, route, frozenset(subset))
-            for size in range(1, len(early) + 1)
-            for subset in combinations(early, size)
+        if waiting(instance, Solution(routes=(route,))) <= TOLERANCE:
+            continue  # no vehicle arrives early: no start can move before its arrival
+        forced = sum(
+            (instance.customer(v).late_penalty or 0.0) * max(0.0, start - w.end)
+            for v, start in zip(route.visits, schedule(instance, route), strict=True)
+            if (w := instance.customer(v).window) is not None
         )
-        best = max(best, forced - cheapest)
-    return best
+        total += max(0.0, forced - _cheapest_with_early_starts(instance, route))
+    return total
 
 
 def _costly_wait_plan(instance: Instance, plus: Solution, near: Sequence[Solution]) -> Solution | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from vrpcoder.feasible import costly_wait
 from vrpcoder.instances import Instance, Vehicle
 from vrpcoder.samples import Sample, build_samples
 from vrpcoder.variants import Attacker
@@ -95,7 +96,11 @@ def test_earliness_priced_instead_of_forbidden_is_caught_by_a_costly_wait() -> N
     flawed = verify(candidate("vrpstw_2index_flow.py", base.instance, flawed=True), base, CONFIG)
     _only_failure(flawed, "s+:costly_wait")
     (check,) = [c for c in flawed.costs if c.probe == "s+:costly_wait"]
-    assert check.objective is not None and check.price is not None and check.objective < check.price - 1e-3
+    (plan,) = [p.solution for p in base.probes if p.name == "s+:costly_wait"]
+    assert check.objective is not None and check.price is not None
+    assert check.objective == pytest.approx(check.price - costly_wait(base.instance, plan), abs=1e-6), (
+        "the flawed model's price is the rules' price less exactly what starting early saves"
+    )
     _correct_everywhere("vrpstw_2index_flow.py", samples)
 
 
