@@ -881,8 +881,8 @@ def type_loads(
     another type's limits (the smallest vehicle's, or the largest vehicle's compartments on a
     vehicle whose total is smaller) rejects it. The plan comes from those one move from s+, s+'s
     routes handed to a vehicle of the type, units piled onto its route, and on small instances any
-    set of units gathered on it; among them, the one that loads the type most. One plan may close
-    several gaps."""
+    set of units gathered on it (tried most loaded first, only where it beats the others); among
+    them, the one that loads the type most. One plan may close several gaps."""
     from vrpcoder.attacks.boundary import piles  # the attack toolkit builds on this module
 
     found: list[tuple[str, Solution]] = []
@@ -900,7 +900,6 @@ def type_loads(
             *handed,
             *piles(instance, plus, gap.usage, room, targets),
             *(q for h in handed for q in piles(instance, h, gap.usage, room, [r for r in h.routes if r.vehicle in gap.vehicles])),
-            *_gathered(instance, plus, min(gap.vehicles)),
         ]
 
         def carried(plan: Solution, gap: LoadGap = gap) -> float:
@@ -912,6 +911,13 @@ def type_loads(
             if value >= gap.smaller + FREEDOM_MARGIN and (best is None or value > best[0] + TOLERANCE):
                 if check(instance, plan).feasible:
                     best = (value, plan)
+        floor = gap.smaller + FREEDOM_MARGIN if best is None else best[0] + TOLERANCE
+        for tried, (value, plan) in enumerate(_gathered(instance, plus, min(gap.vehicles), gap.usage, floor)):
+            if tried >= MAX_GATHERED_TRIES:
+                break
+            if check(instance, plan).feasible:
+                best = (value, plan)
+                break
         if best is not None:
             found.append((gap.name, best[1]))
     return found
@@ -931,39 +937,53 @@ def _all_handed_over(instance: Instance, plan: Solution, vehicle: int) -> list[S
 
 MAX_GATHERED_UNITS = 12
 """Up to this many units, every set of them is tried as the route of one vehicle (4096 sets)."""
+MAX_GATHERED_TRIES = 300
+"""Gathered plans checked per gap, most loaded first (with windows most orders of a heavy set are
+late, and each check costs about a millisecond)."""
 
 
-def _gathered(instance: Instance, plus: Solution, vehicle: int) -> Iterator[Solution]:
-    """s+ with the route of ``vehicle`` replaced by any set of units, taken off their routes and
-    visited in the order s+ visits them (and, with windows, in the order their windows open); the
-    units it drove before and no longer does go to their cheapest legal position elsewhere."""
+def _gathered(
+    instance: Instance, plus: Solution, vehicle: int, usage: Callable[[Instance, Route], float], floor: float
+) -> Iterator[tuple[float, Solution]]:
+    """s+ with the route of ``vehicle`` replaced by a set of units taken off their routes and
+    visited in the order s+ visits them (and, with windows, in the order their windows open), the
+    units it drove before and no longer does at their cheapest legal position elsewhere: every set
+    whose route uses more than ``floor``, the most used first (with how much it uses), so the first
+    feasible one is the best."""
     order = [u.nodes for r in plus.routes if r.visits for u in _units_of(instance, r.visits)]
     if len(order) > MAX_GATHERED_UNITS:
         return
     depot = instance.vehicles[vehicle].depot
     own = plus.route_of(vehicle)
     timed = instance.has(Module.HTW) or instance.has(Module.STW)
+    routes: list[tuple[float, Route]] = []
     for size in range(1, len(order) + 1):
         for chosen in combinations(order, size):
-            moved = {n for u in chosen for n in u}
-            drafts = {
-                r.vehicle: _Draft(r.vehicle, r.depot, kept, _full_amounts(instance, kept))
-                for r in plus.routes
-                if r.vehicle != vehicle and (kept := tuple(v for v in r.visits if v not in moved)) is not None
-            }
-            for unit in [] if own is None else _units_of(instance, [v for v in own.visits if v not in moved]):
-                placed = _insert_cheapest_anywhere(instance, drafts, unit)
-                if placed is None:
-                    break
-                drafts = placed
-            else:
-                rest = [d.route(instance) for d in drafts.values() if d.visits]
-                sequences = [tuple(n for u in chosen for n in u)]
-                if timed:
-                    sequences.append(tuple(sorted(sequences[0], key=lambda n: _opens(instance, n))))
-                for visits in dict.fromkeys(sequences):
-                    route = Route(vehicle=vehicle, depot=depot, visits=visits)
-                    yield Solution(routes=tuple(sorted([*rest, route], key=lambda r: r.vehicle)))
+            visits = tuple(n for u in chosen for n in u)
+            sequences = [visits, tuple(sorted(visits, key=lambda n: _opens(instance, n)))] if timed else [visits]
+            for sequence in dict.fromkeys(sequences):
+                route = Route(vehicle=vehicle, depot=depot, visits=sequence)
+                value = usage(instance, route)
+                if value >= floor:
+                    routes.append((value, route))
+    routes.sort(key=lambda pair: -pair[0])
+    for value, route in routes:
+        if not _legal(instance, _Draft(vehicle, depot, route.visits, _full_amounts(instance, route.visits))):
+            continue  # the route alone breaks a rule (a late visit, an overloaded compartment)
+        moved = set(route.visits)
+        drafts = {
+            r.vehicle: _Draft(r.vehicle, r.depot, kept, _full_amounts(instance, kept))
+            for r in plus.routes
+            if r.vehicle != vehicle and (kept := tuple(v for v in r.visits if v not in moved)) is not None
+        }
+        for unit in [] if own is None else _units_of(instance, [v for v in own.visits if v not in moved]):
+            placed = _insert_cheapest_anywhere(instance, drafts, unit)
+            if placed is None:
+                break
+            drafts = placed
+        else:
+            rest = [d.route(instance) for d in drafts.values() if d.visits]
+            yield value, Solution(routes=tuple(sorted([*rest, route], key=lambda r: r.vehicle)))
 
 
 def _opens(instance: Instance, node: int) -> float:
