@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -351,9 +352,10 @@ def diverse_feasible(instance: Instance, plus: Solution) -> list[tuple[str, Solu
     the customers over the most vehicles, and the plan near s+ that uses its resources most tightly
     (the fullest route, the least window slack, the longest route against the limit): a model with
     a tightened window or a reduced capacity rejects it. Then, for every freedom the variant's rules
-    allow (``FREEDOMS``: a split delivery, a late service, a wait, an open route that could not have
-    closed; and on mixed fleets a route on every vehicle type) that none of these plans uses, a plan
-    that uses it, wherever the instance admits one. Every plan is checked feasible here and
+    allow (``FREEDOMS``: a split delivery, a late service, a wait, a wait that makes a later
+    customer late, an open route that could not have closed; and on mixed fleets a route on every
+    vehicle type and each type loaded past a smaller type's limits, ``type_loads``) that none of
+    these plans uses, a plan that uses it, wherever the instance admits one. Every plan is checked feasible here and
     labelled again by the gold script where samples are assembled; duplicates of s+ (same arcs)
     are left out.
     """
@@ -387,6 +389,8 @@ def diverse_feasible(instance: Instance, plus: Solution) -> list[tuple[str, Solu
         if freedom.allowed(instance) and not any(freedom.used(instance, p) for p in (plus, *(q for _, q in found))):
             add(freedom.name, freedom.find(instance, plus, near))
     add(EVERY_VEHICLE_TYPE, _every_vehicle_type(instance, plus, [q for _, q in found]))
+    for name, plan in type_loads(instance, plus, near, [plus, *(q for _, q in found)]):
+        add(name, plan)
     return found
 
 
@@ -650,16 +654,104 @@ def _split_delivery(instance: Instance, plus: Solution, _near: Sequence[Solution
     return None if best is None else best[1]
 
 
+MAX_RESEQUENCED_VISITS = 6
+"""Routes of s+ up to this many visits are tried in every order by the costly-wait search (720
+orders at most; the checker leaves out those that break a rule, such as a pair delivered before its
+pickup)."""
+
+
+def _cheapest_with_early_starts(instance: Instance, route: Route) -> float:
+    """The route's least soft-window price when service may also start before a window opens, at
+    the customer's late penalty per time unit early (lateness plus earliness).
+
+    It is a small linear programme on a chain (each start at least the previous start, service and
+    leg later; the first at least the drive from the depot), solved exactly without a solver: at an
+    optimal vertex every start is tied through a run of back-to-back visits either to the first
+    possible start or to some customer's window opening or closing. Measured in "time at the first
+    visit" (the start minus the drive and service before it), those ties give at most 2n + 1 values,
+    and the starts' values never decrease along the route; a dynamic programme over them finds the
+    cheapest choice."""
+    visits = route.visits
+    window = instance.depots[route.depot].window
+    first = (0.0 if window is None else window.start) + instance.distances[route.depot][visits[0]]
+    offset = [0.0]
+    for a, b in zip(visits, visits[1:], strict=False):
+        offset.append(offset[-1] + instance.customer(a).service_time + instance.distances[a][b])
+    anchors = {first}
+    for position, visit in enumerate(visits):
+        w = instance.customer(visit).window
+        if w is not None:
+            anchors |= {w.start - offset[position], w.end - offset[position]}
+    values = sorted(a for a in anchors if a >= first - TOLERANCE)
+
+    def price(position: int, start: float) -> float:
+        customer = instance.customer(visits[position])
+        w = customer.window
+        if w is None:
+            return 0.0
+        return (customer.late_penalty or 0.0) * (max(0.0, start - w.end) + max(0.0, w.start - start))
+
+    # later[j]: the cheapest price of the visits from here on, their anchors at least values[j]
+    later = [0.0] * len(values)
+    for position in reversed(range(len(visits))):
+        here = [price(position, value + offset[position]) + later[j] for j, value in enumerate(values)]
+        running = float("inf")
+        for j in reversed(range(len(values))):
+            running = min(running, here[j])
+            here[j] = running
+        later = here
+    return later[0]
+
+
+def costly_wait(instance: Instance, plan: Solution) -> float:
+    """How much cheaper the plan would be if a vehicle could start service before a window opens,
+    paying each customer's late penalty per time unit early, instead of waiting (soft windows).
+
+    Under soft windows waiting is free but forced: a vehicle that arrives early waits, and a later
+    customer may be late because of it. A model that prices earliness instead of forbidding it (or
+    starts service on arrival) then prices the plan lower, while on a plan whose waits delay nobody
+    it agrees with the rules. The sum over the plan's routes: exactly what such a model's price of
+    the plan falls short of the rules' price."""
+    total = 0.0
+    for route in (r for r in plan.routes if r.visits):
+        if waiting(instance, Solution(routes=(route,))) <= TOLERANCE:
+            continue  # no vehicle arrives early: no start can move before its arrival
+        forced = sum(
+            (instance.customer(v).late_penalty or 0.0) * max(0.0, start - w.end)
+            for v, start in zip(route.visits, schedule(instance, route), strict=True)
+            if (w := instance.customer(v).window) is not None
+        )
+        total += max(0.0, forced - _cheapest_with_early_starts(instance, route))
+    return total
+
+
+def _costly_wait_plan(instance: Instance, plus: Solution, near: Sequence[Solution]) -> Solution | None:
+    """Among plans near s+, every order of each route of s+, and s+ with two customers served back
+    to back (one anywhere, the other right after it, on any route or an idle vehicle), the feasible
+    plan whose waits cost the most lateness (``costly_wait``): a wait that makes the next customer
+    late needs the two visits in a row, which one move from s+ rarely gives."""
+    from vrpcoder.attacks.boundary import back_to_back, resequenced  # the attack toolkit builds on this module
+
+    candidates = [*near, *resequenced(plus, MAX_RESEQUENCED_VISITS), *back_to_back(instance, plus)]
+    best: tuple[float, Solution] | None = None
+    for plan in candidates:
+        value = costly_wait(instance, plan)
+        if value >= FREEDOM_MARGIN and (best is None or value > best[0] + TOLERANCE) and check(instance, plan).feasible:
+            best = (value, plan)
+    return None if best is None else best[1]
+
+
 _NONE: frozenset[Module] = frozenset()
 
 FREEDOMS: tuple[Freedom, ...] = (
     Freedom("split_delivery", frozenset({Module.SPLIT}), _NONE, split_customers, _split_delivery),
     Freedom("late_service", frozenset({Module.STW}), _NONE, lateness, _widest(lateness)),
     Freedom("waiting", _NONE, frozenset({Module.HTW, Module.STW}), waiting, _widest(waiting)),
+    Freedom("costly_wait", frozenset({Module.STW}), _NONE, costly_wait, _costly_wait_plan),
     Freedom("open_end", frozenset({Module.OPEN}), frozenset({Module.HTW, Module.DIST}), closed_excess, _widest(closed_excess)),
 )
-"""The freedoms a module's rules allow and some wrong model forbids, one plan each where the
-instance admits one. An open route "ends anywhere" in a way a feasible plan can show only where a
+"""The freedoms a module's rules allow and some wrong model forbids (or, for ``costly_wait``,
+prices otherwise), one plan each where the instance admits one. An open route "ends anywhere" in a way a feasible plan can show only where a
 closed route could not have ended there (past the depot's close, or past the distance limit), so
 ``open_end`` needs windows or a limit besides. Two more are searched apart: the longest route
 against the distance limit (``longest``, among the tightest plans) and a route on every vehicle
@@ -717,3 +809,183 @@ def _onto_idle(instance: Instance, plan: Solution, vehicle: int) -> Solution | N
         if moved is not None:
             return moved
     return None
+
+
+# ---- on a mixed fleet, each vehicle type loaded past a smaller type's limit ---------------------------
+
+TYPE_LOAD = "type_load"
+"""The variety prefix of the plans that load a vehicle type past another type's smaller limit."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoadGap:
+    """A vehicle type and a resource on which it may carry more than another type's limit, which no
+    feasible plan so far shows: a model that gives this type the other's limit goes unnoticed."""
+
+    name: str
+    """The plan's variety: ``type_load_k<vehicle>`` (total load) or ``..._c<compartment>``."""
+    vehicles: frozenset[int]
+    usage: Callable[[Instance, Route], float]
+    limit: Callable[[Vehicle], float]
+    smaller: float
+    """The largest limit on this resource among the fleet's vehicles with a smaller one."""
+
+
+def _resources(instance: Instance) -> list[tuple[str, Callable[[Instance, Route], float], Callable[[Vehicle], float]]]:
+    """(name suffix, usage, limit) of every capacity a vehicle type has: the total, each compartment."""
+    out: list[tuple[str, Callable[[Instance, Route], float], Callable[[Vehicle], float]]] = [
+        ("", capacity_usage, lambda v: v.capacity or float("inf"))
+    ]
+    for c in range(len(instance.vehicles[0].compartment_capacity or ())):
+        out.append(
+            (f"_c{c}", lambda i, r, c=c: compartment_loads(i, r)[c], lambda v, c=c: (v.compartment_capacity or ())[c])
+        )
+    return out
+
+
+def load_gaps(instance: Instance, plans: Sequence[Solution]) -> list[LoadGap]:
+    """Per vehicle type and resource, the gap no plan of ``plans`` shows: no route of the type
+    carries more of the resource than the next smaller limit another vehicle has on it."""
+    if not instance.spec.heterogeneous or instance.has(Module.SPLIT):
+        return []
+    gaps: list[LoadGap] = []
+    for suffix, usage, limit in _resources(instance):
+        limits = sorted({limit(v) for v in instance.vehicles})
+        for wanted in dict.fromkeys(vehicle_type(v) for v in instance.vehicles):
+            vehicles = frozenset(k for k, v in enumerate(instance.vehicles) if vehicle_type(v) == wanted)
+            own = limit(instance.vehicles[min(vehicles)])
+            below = [value for value in limits if value < own - FREEDOM_MARGIN]
+            if not below:
+                continue
+            smaller = below[-1]
+            whole = usage(instance, Route(vehicle=min(vehicles), depot=0, visits=tuple(instance.customer_nodes)))
+            if whole < smaller + FREEDOM_MARGIN:
+                continue  # all customers together do not carry that much: no plan shows the gap
+            shown = any(
+                usage(instance, r) >= smaller + FREEDOM_MARGIN
+                for plan in plans
+                for r in plan.routes
+                if r.visits and r.vehicle in vehicles
+            )
+            if not shown:
+                gaps.append(LoadGap(f"{TYPE_LOAD}_k{min(vehicles)}{suffix}", vehicles, usage, limit, smaller))
+    return gaps
+
+
+def type_loads(
+    instance: Instance, plus: Solution, near: Sequence[Solution], plans: Sequence[Solution]
+) -> list[tuple[str, Solution]]:
+    """On a mixed fleet, for each vehicle type and each of its capacities (the total, every
+    compartment) a feasible plan in which a vehicle of that type carries more than the next smaller
+    limit another type has on it, where no feasible plan so far does: a model that gives a type
+    another type's limits (the smallest vehicle's, or the largest vehicle's compartments on a
+    vehicle whose total is smaller) rejects it. The plan comes from those one move from s+, s+'s
+    routes handed to a vehicle of the type, units piled onto its route, and on small instances any
+    set of units gathered on it (tried most loaded first, only where it beats the others); among
+    them, the one that loads the type most. One plan may close several gaps."""
+    from vrpcoder.attacks.boundary import piles  # the attack toolkit builds on this module
+
+    found: list[tuple[str, Solution]] = []
+    for gap in load_gaps(instance, plans):
+        if not any(g.name == gap.name for g in load_gaps(instance, [*plans, *(p for _, p in found)])):
+            continue
+        targets = [plus.route_of(k) or Route(vehicle=k, depot=instance.vehicles[k].depot, visits=()) for k in sorted(gap.vehicles)]
+        handed = [h for k in sorted(gap.vehicles) if plus.route_of(k) is None for h in _all_handed_over(instance, plus, k)]
+
+        def room(inst: Instance, route: Route, gap: LoadGap = gap) -> float:
+            return gap.limit(inst.vehicles[route.vehicle])
+
+        candidates = [
+            *near,
+            *handed,
+            *piles(instance, plus, gap.usage, room, targets),
+            *(q for h in handed for q in piles(instance, h, gap.usage, room, [r for r in h.routes if r.vehicle in gap.vehicles])),
+        ]
+
+        def carried(plan: Solution, gap: LoadGap = gap) -> float:
+            return max((gap.usage(instance, r) for r in plan.routes if r.visits and r.vehicle in gap.vehicles), default=0.0)
+
+        best: tuple[float, Solution] | None = None
+        for plan in candidates:
+            value = carried(plan)
+            if value >= gap.smaller + FREEDOM_MARGIN and (best is None or value > best[0] + TOLERANCE):
+                if check(instance, plan).feasible:
+                    best = (value, plan)
+        floor = gap.smaller + FREEDOM_MARGIN if best is None else best[0] + TOLERANCE
+        for tried, (value, plan) in enumerate(_gathered(instance, plus, min(gap.vehicles), gap.usage, floor)):
+            if tried >= MAX_GATHERED_TRIES:
+                break
+            if check(instance, plan).feasible:
+                best = (value, plan)
+                break
+        if best is not None:
+            found.append((gap.name, best[1]))
+    return found
+
+
+def _all_handed_over(instance: Instance, plan: Solution, vehicle: int) -> list[Solution]:
+    """Every feasible plan with one route of ``plan`` driven by the idle ``vehicle`` instead."""
+    depot = instance.vehicles[vehicle].depot
+    out: list[Solution] = []
+    for route in (r for r in plan.routes if r.visits):
+        moved = route.model_copy(update={"vehicle": vehicle, "depot": depot})
+        candidate = Solution(routes=tuple(sorted([*(r for r in plan.routes if r.vehicle != route.vehicle), moved], key=lambda r: r.vehicle)))
+        if check(instance, candidate).feasible:
+            out.append(candidate)
+    return out
+
+
+MAX_GATHERED_UNITS = 12
+"""Up to this many units, every set of them is tried as the route of one vehicle (4096 sets)."""
+MAX_GATHERED_TRIES = 300
+"""Gathered plans checked per gap, most loaded first (with windows most orders of a heavy set are
+late, and each check costs about a millisecond)."""
+
+
+def _gathered(
+    instance: Instance, plus: Solution, vehicle: int, usage: Callable[[Instance, Route], float], floor: float
+) -> Iterator[tuple[float, Solution]]:
+    """s+ with the route of ``vehicle`` replaced by a set of units taken off their routes and
+    visited in the order s+ visits them (and, with windows, in the order their windows open), the
+    units it drove before and no longer does at their cheapest legal position elsewhere: every set
+    whose route uses more than ``floor``, the most used first (with how much it uses), so the first
+    feasible one is the best."""
+    order = [u.nodes for r in plus.routes if r.visits for u in _units_of(instance, r.visits)]
+    if len(order) > MAX_GATHERED_UNITS:
+        return
+    depot = instance.vehicles[vehicle].depot
+    own = plus.route_of(vehicle)
+    timed = instance.has(Module.HTW) or instance.has(Module.STW)
+    routes: list[tuple[float, Route]] = []
+    for size in range(1, len(order) + 1):
+        for chosen in combinations(order, size):
+            visits = tuple(n for u in chosen for n in u)
+            sequences = [visits, tuple(sorted(visits, key=lambda n: _opens(instance, n)))] if timed else [visits]
+            for sequence in dict.fromkeys(sequences):
+                route = Route(vehicle=vehicle, depot=depot, visits=sequence)
+                value = usage(instance, route)
+                if value >= floor:
+                    routes.append((value, route))
+    routes.sort(key=lambda pair: -pair[0])
+    for value, route in routes:
+        if not _legal(instance, _Draft(vehicle, depot, route.visits, _full_amounts(instance, route.visits))):
+            continue  # the route alone breaks a rule (a late visit, an overloaded compartment)
+        moved = set(route.visits)
+        drafts = {
+            r.vehicle: _Draft(r.vehicle, r.depot, kept, _full_amounts(instance, kept))
+            for r in plus.routes
+            if r.vehicle != vehicle and (kept := tuple(v for v in r.visits if v not in moved)) is not None
+        }
+        for unit in [] if own is None else _units_of(instance, [v for v in own.visits if v not in moved]):
+            placed = _insert_cheapest_anywhere(instance, drafts, unit)
+            if placed is None:
+                break
+            drafts = placed
+        else:
+            rest = [d.route(instance) for d in drafts.values() if d.visits]
+            yield value, Solution(routes=tuple(sorted([*rest, route], key=lambda r: r.vehicle)))
+
+
+def _opens(instance: Instance, node: int) -> float:
+    window = instance.customer(node).window
+    return 0.0 if window is None else window.start

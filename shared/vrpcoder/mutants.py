@@ -536,6 +536,9 @@ def _compartment_dropped(compartment: int) -> MutationRule:
     )
 
 
+_MIDDLE = "min(CAPACITY) < CAPACITY[k] < max(CAPACITY)"
+"""The gold script's test for a vehicle of a middle capacity (a fleet of three or more capacities)."""
+
 SUBRULES: tuple[MutationRule, ...] = (
     MutationRule(
         "omit:linehaul_first",
@@ -664,6 +667,38 @@ SUBRULES: tuple[MutationRule, ...] = (
                 (
                     'm.addConstr(load <= room, name=f"compartment[{k},{c}]")',
                     'm.addConstr(load <= max(rooms[c] for rooms in COMPARTMENT_CAPACITY), name=f"compartment[{k},{c}]")',
+                ),
+            )
+        ),
+        frozenset({Module.HF, Module.MC}),
+    ),
+    MutationRule(
+        "relax:capacity_middle_as_largest",
+        Family.CAPACITY,
+        MutantKind.RELAX,
+        "a vehicle of a middle capacity (neither the smallest nor the largest) gets the largest capacity",
+        _without_cuts(
+            _rewrite_in_module(
+                "capacity",
+                (
+                    'm.addConstr(load <= CAPACITY[k], name=f"capacity[{k}]")',
+                    f'm.addConstr(load <= ({_MIDDLE} and max(CAPACITY) or CAPACITY[k]), name=f"capacity[{{k}}]")',
+                ),
+            )
+        ),
+        frozenset({Module.HF}),
+    ),
+    MutationRule(
+        "relax:compartment_middle_as_largest",
+        Family.COMPARTMENT,
+        MutantKind.RELAX,
+        "a vehicle of a middle capacity gets, per compartment, the largest capacity any vehicle has there",
+        _without_cuts(
+            _rewrite_in_module(
+                "compartment",
+                (
+                    'm.addConstr(load <= room, name=f"compartment[{k},{c}]")',
+                    f'm.addConstr(load <= ({_MIDDLE} and max(rooms[c] for rooms in COMPARTMENT_CAPACITY) or room), name=f"compartment[{{k}},{{c}}]")',
                 ),
             )
         ),
@@ -988,6 +1023,30 @@ def capacities_interchangeable(instance: Instance) -> bool:
     )
 
 
+def _middle_vehicles(instance: Instance) -> list[int]:
+    capacities = [v.capacity or 0.0 for v in instance.vehicles]
+    return [k for k, c in enumerate(capacities) if min(capacities) < c < max(capacities)]
+
+
+def middle_capacity_never_binds(instance: Instance) -> bool:
+    """Whether giving the middle-sized vehicles the largest capacity changes nothing: the fleet has
+    fewer than three capacities, or the whole demand fits each middle vehicle."""
+    total = sum(c.demand for c in instance.customers)
+    return all(total <= (instance.vehicles[k].capacity or 0.0) + _LOAD_TOLERANCE for k in _middle_vehicles(instance))
+
+
+def middle_compartments_never_bind(instance: Instance) -> bool:
+    """Whether giving the middle-sized vehicles the largest room of each compartment changes
+    nothing: no middle vehicle, or the whole demand of every compartment fits each middle vehicle's."""
+    width = len(instance.vehicles[0].compartment_capacity or ())
+    totals = [sum((cust.compartment_demand or ())[c] for cust in instance.customers) for c in range(width)]
+    return all(
+        totals[c] <= (instance.vehicles[k].compartment_capacity or ())[c] + _LOAD_TOLERANCE
+        for k in _middle_vehicles(instance)
+        for c in range(width)
+    )
+
+
 def compartments_interchangeable(instance: Instance) -> bool:
     """Whether giving every vehicle the largest vehicle's compartment capacities changes nothing:
     they are the same for every vehicle, or the whole demand for each compartment fits the smallest."""
@@ -1068,6 +1127,8 @@ IMPLIED_ON_INSTANCE: dict[str, Callable[[Instance], bool]] = {
     "omit:compartment_load[1]": _compartment_never_full(1),
     "relax:capacity_largest_for_all": capacities_interchangeable,
     "relax:compartment_largest_for_all": compartments_interchangeable,
+    "relax:capacity_middle_as_largest": middle_capacity_never_binds,
+    "relax:compartment_middle_as_largest": middle_compartments_never_bind,
     "relax:distance_fleet_total": distance_total_implied,
     "relax:pairing_by_load": no_balanced_pair_split,
 }

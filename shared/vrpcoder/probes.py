@@ -48,7 +48,8 @@ class Probe(BaseModel):
     variety: str | None = None
     """What sets a further feasible probe apart from s+ (``fewest_vehicles``, ``most_vehicles``,
     ``fullest``, ``tightest_window``, ``longest``, and the freedoms of the rules: ``split_delivery``,
-    ``late_service``, ``waiting``, ``open_end``, ``every_vehicle_type``; see
+    ``late_service``, ``waiting``, ``costly_wait``, ``open_end``, ``every_vehicle_type``,
+    ``type_load_k<v>[_c<c>]``; see
     ``vrpcoder.feasible.diverse_feasible``); None for s+ and violating probes."""
 
     @property

@@ -89,6 +89,8 @@ class Attacker(StrEnum):
     OTHER_COMPARTMENT_EDGE = "other_compartment_edge"
     SMALLEST_VEHICLE_EDGE = "smallest_vehicle_edge"
     SMALLEST_VEHICLE_COMPARTMENT_EDGE = "smallest_vehicle_compartment_edge"
+    MIDDLE_VEHICLE_EDGE = "middle_vehicle_edge"
+    MIDDLE_VEHICLE_COMPARTMENT_EDGE = "middle_vehicle_compartment_edge"
     SPLIT_LOAD_EDGE = "split_load_edge"
     # Derived from the gold model with the family's module dropped and its violation required:
     DERIVED_CAPACITY = "derived_capacity"
@@ -186,6 +188,10 @@ ATTACKERS: dict[Attacker, AttackerInfo] = {
     Attacker.SMALLEST_VEHICLE_COMPARTMENT_EDGE: AttackerInfo(
         Family.COMPARTMENT, parametric=False, rules=(_R.COMPARTMENT_LOAD,), single=True
     ),
+    Attacker.MIDDLE_VEHICLE_EDGE: AttackerInfo(Family.CAPACITY, parametric=False, rules=(_R.LOAD,), single=True),
+    Attacker.MIDDLE_VEHICLE_COMPARTMENT_EDGE: AttackerInfo(
+        Family.COMPARTMENT, parametric=False, rules=(_R.COMPARTMENT_LOAD,), single=True
+    ),
     Attacker.SPLIT_LOAD_EDGE: AttackerInfo(
         Family.CAPACITY, parametric=False, exposes=(Family.DELIVERY_COUPLING,), rules=(_R.LOAD,)
     ),
@@ -255,13 +261,13 @@ class Variant:
             if self.has(Module.BH):
                 out.append(Attacker.BACKHAUL_LOAD_EDGE)
             if self.heterogeneous and not self.has(Module.MC):
-                out.append(Attacker.SMALLEST_VEHICLE_EDGE)
+                out += [Attacker.SMALLEST_VEHICLE_EDGE, Attacker.MIDDLE_VEHICLE_EDGE]
         if self.has(Module.SPLIT):
             out.append(Attacker.SPLIT_LOAD_EDGE)
         if self.has(Module.MC):
             out += [Attacker.COMPARTMENT_EDGE, Attacker.OTHER_COMPARTMENT_EDGE]
             if self.heterogeneous:
-                out.append(Attacker.SMALLEST_VEHICLE_COMPARTMENT_EDGE)
+                out += [Attacker.SMALLEST_VEHICLE_COMPARTMENT_EDGE, Attacker.MIDDLE_VEHICLE_COMPARTMENT_EDGE]
         if self.has(Module.DIST):
             out += [Attacker.DISTANCE_EDGE, Attacker.RETURN_LEG_EDGE]
         if self.has(Module.HTW):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from vrpcoder.attacks.derived import freedom_plan
+from vrpcoder.attacks.derived import FREEDOM_REQUIREMENTS, freedom_plan
 from vrpcoder.candidate import build_candidate
 from vrpcoder.checker import check
 from vrpcoder.feasible import (
@@ -22,8 +22,10 @@ from vrpcoder.feasible import (
     FREEDOM_MARGIN,
     FREEDOMS,
     closed_excess,
+    costly_wait,
     diverse_feasible,
     lateness,
+    load_gaps,
     types_used,
     vehicle_type,
     waiting,
@@ -152,6 +154,60 @@ def test_a_route_on_the_vehicle_type_s_plus_leaves_idle() -> None:
     assert types_used(instance, every) >= {vehicle_type(large)}
 
 
+def test_a_wait_that_makes_the_next_customer_late_is_offered_under_soft_windows() -> None:
+    """Node 1 opens at 10 (penalty 1), node 2 closes at 11 (penalty 5). s+ drives [2, 1]: on time at
+    node 2 (6), a wait at node 1 that delays nobody. Driven [1, 2], the truck reaches node 1 at 3,
+    waits until 10 and is 2 late at node 2 (price 10); a model that lets service start before the
+    window opens at the late penalty per unit early starts node 1 at 8 (2 early, node 2 on time at
+    11) and prices that plan 8 lower, which only a plan with such a wait shows (issue 28 audit:
+    earliness priced instead of forbidden)."""
+    windows = [TimeWindow(start=10, end=100), TimeWindow(start=0, end=11), WIDE, WIDE]
+    customers = on_axes((1, 1, 1, 1), window=windows, late_penalty=[1.0, 5.0, 1.0, 1.0])
+    depot = Depot(x=0, y=0, window=TimeWindow(start=0, end=200))
+    instance = make("VRPSTW", customers, (Vehicle(capacity=2),) * 2, depots=(depot,))
+    plus = plan((0, (2, 1)), (1, (3, 4)))
+    assert check(instance, plus).feasible and costly_wait(instance, plus) == 0
+    assert costly_wait(instance, plan((0, (1, 2)), (1, (3, 4)))) == pytest.approx(8.0)
+    costly = [p for _, p in diverse_feasible(instance, plus) if FREEDOM["costly_wait"].used(instance, p)]
+    assert costly and all(check(instance, p).feasible for p in costly)
+    gold = build_candidate(render_gold(instance))
+    for found in costly:
+        answer = inject(gold, instance, Probe(label=Label.FEASIBLE, solution=found, variety="costly_wait"))
+        assert answer.verdict is InjVerdict.FEASIBLE, answer
+
+
+def test_the_gold_model_finds_a_costly_wait_or_proves_there_is_none() -> None:
+    """The same instance: the gold model, asked for a plan whose waits cost lateness (by at least
+    the margin, priced exactly as ``costly_wait`` prices it), finds one; with every window open from
+    0 no vehicle ever waits, and it proves that no such plan exists."""
+    customers = on_axes(
+        (1, 1, 1, 1), window=[TimeWindow(start=10, end=100), TimeWindow(start=0, end=11), WIDE, WIDE],
+        late_penalty=[1.0, 5.0, 1.0, 1.0],
+    )
+    depot = Depot(x=0, y=0, window=TimeWindow(start=0, end=200))
+    instance = make("VRPSTW", customers, (Vehicle(capacity=2),) * 2, depots=(depot,))
+    found, impossible = freedom_plan(instance, "costly_wait")
+    assert found is not None and not impossible
+    assert check(instance, found).feasible and costly_wait(instance, found) >= FREEDOM_MARGIN
+    never = on_axes((1, 1, 1, 1), window=[TimeWindow(start=0, end=c) for c in (5, 10, 5, 10)], late_penalty=[1.0] * 4)
+    relaxed = make("VRPSTW", never, (Vehicle(capacity=2),) * 2, depots=(depot,))
+    assert freedom_plan(relaxed, "costly_wait") == (None, True)
+
+
+def test_each_vehicle_type_is_loaded_past_the_next_smaller_types_limit() -> None:
+    """Two trucks of 5 and one of 12: s+ gives the large one 3, which a model that gives it the
+    small trucks' capacity accepts. A plan loads it past 5, and then no gap is left (a plan loading
+    the small trucks past a smaller limit cannot exist: none is smaller)."""
+    customers = on_axes((4, 1, 3, 2))
+    instance = make("HFVRP", customers, (Vehicle(capacity=5), Vehicle(capacity=5), Vehicle(capacity=12, fixed_cost=5)))
+    plus = plan((0, (1,)), (1, (3,)), (2, (2, 4)))
+    assert check(instance, plus).feasible
+    assert [g.name for g in load_gaps(instance, [plus])] == ["type_load_k2"]
+    found = [p for _, p in diverse_feasible(instance, plus)]
+    assert load_gaps(instance, [plus, *found]) == []
+    assert any(r.vehicle == 2 and sum(instance.customer(c).demand for c in r.visits) > 5 for p in found for r in p.routes)
+
+
 def test_no_freedom_ends_a_route_at_another_depot() -> None:
     """docs/semantics.md: a closed route returns to the depot it left on every variant, so no
     feasible plan ends elsewhere; ``other_depot_return`` probes that rule from the violating side."""
@@ -167,10 +223,11 @@ def test_no_freedom_ends_a_route_at_another_depot() -> None:
 
 def test_each_freedom_is_found_on_the_small_grid_wherever_the_gold_model_finds_one() -> None:
     """Per freedom and variant, the samples (base and copies) whose feasible probes use it. Split
-    deliveries and late services, the freedoms the gold model is asked for, are on every sample
+    deliveries, late services and costly waits, the freedoms the gold model is asked for, are on every sample
     unless the gold model proves the instance has none; the others come from plans near s+ and
     are counted (``waiting`` is found on most window samples; ``open_end`` rarely, because the
-    sampled instances' horizon leaves room for every closed return of plans near s+)."""
+    sampled instances' horizon leaves room for every closed return of plans near s+). Costly waits
+    are asked of the gold model too."""
     allowed: Counter[tuple[str, str]] = Counter()
     used: Counter[tuple[str, str]] = Counter()
     missing: list[str] = []
@@ -181,7 +238,7 @@ def test_each_freedom_is_found_on_the_small_grid_wherever_the_gold_model_finds_o
                 allowed[(freedom.name, variant)] += 1
                 hit = any(freedom.used(sample.instance, p) for p in plans)
                 used[(freedom.name, variant)] += hit
-                if not hit and freedom.name in ("split_delivery", "late_service"):
+                if not hit and freedom.name in FREEDOM_REQUIREMENTS:
                     if freedom_plan(sample.instance, freedom.name)[1] is not True:
                         missing.append(f"{sample.id}: {freedom.name}")
             if spec.heterogeneous:

@@ -22,7 +22,9 @@ Flavours that target a common partial implementation carry their own attacker:
   closes; ``time_window_edge`` is late at a customer and back in time;
 * ``other_compartment_edge``: a second compartment beside ``compartment_edge``'s; on mixed fleets
   ``smallest_vehicle_edge`` and ``smallest_vehicle_compartment_edge`` overload a smallest vehicle
-  within the next larger one's limit (a model with one vehicle's limits for all accepts them).
+  within the next larger one's limit (a model with one vehicle's limits for all accepts them), and
+  on fleets of three or more capacities ``middle_vehicle_edge`` and
+  ``middle_vehicle_compartment_edge`` do the same for a middle-sized vehicle.
 
 Each of these breaks one rule of its family alone (``AttackerInfo.rules``, issue 28.2).
 """
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import permutations
 
 import numpy as np
 
@@ -117,6 +120,32 @@ def neighbours(instance: Instance, plus: Solution) -> Iterator[Solution]:
             visits = list(route.visits)
             visits[i], visits[i + 1] = visits[i + 1], visits[i]
             yield with_route(plus, route.model_copy(update={"visits": tuple(visits), "deliveries": None}))
+
+
+def resequenced(plus: Solution, max_visits: int) -> Iterator[Solution]:
+    """s+ with one route driven in another order (every order of each route of at most
+    ``max_visits`` visits)."""
+    for route in used_routes(plus):
+        if not 1 < len(route.visits) <= max_visits:
+            continue
+        for order in permutations(route.visits):
+            if order != route.visits:
+                yield with_route(plus, route.model_copy(update={"visits": order, "deliveries": None}))
+
+
+def back_to_back(instance: Instance, plus: Solution) -> Iterator[Solution]:
+    """s+ with two units taken off their routes and served one right after the other, as a block
+    at every position of every route (or an idle vehicle's)."""
+    every = [u for r in used_routes(plus) for u in units_on(instance, r.visits)]
+    for first in every:
+        for second in every:
+            if first == second:
+                continue
+            rest = without(plus, (*first, *second))
+            for receiver in _receivers(instance, rest):
+                for position in range(len(receiver.visits) + 1):
+                    visits = (*receiver.visits[:position], *first, *second, *receiver.visits[position:])
+                    yield with_route(rest, receiver.model_copy(update={"visits": visits, "deliveries": None}))
 
 
 def piles(
@@ -323,27 +352,32 @@ def _vehicle_routes(instance: Instance, plus: Solution, vehicles: frozenset[int]
     ]
 
 
+def capacity_steps(instance: Instance) -> list[tuple[frozenset[int], float]]:
+    """Per capacity of a mixed fleet but the largest, smallest first: its vehicles and the next
+    larger capacity. A model that gives a vehicle a larger vehicle's capacity accepts an overload
+    of that vehicle up to the next larger capacity."""
+    sizes = sorted({v.capacity for v in instance.vehicles if v.capacity is not None})
+    return [
+        (frozenset(k for k, v in enumerate(instance.vehicles) if v.capacity == size), larger)
+        for size, larger in zip(sizes, sizes[1:], strict=False)
+    ]
+
+
 def smallest_type(instance: Instance) -> tuple[frozenset[int], float] | None:
     """The vehicles of the fleet's smallest capacity and the next larger capacity (None when every
-    vehicle has the same): a model that gives every vehicle a larger vehicle's capacity accepts an
-    overload of a smallest vehicle up to that next capacity."""
-    sizes = sorted({v.capacity for v in instance.vehicles if v.capacity is not None})
-    if len(sizes) < 2:
-        return None
-    return frozenset(k for k, v in enumerate(instance.vehicles) if v.capacity == sizes[0]), sizes[1]
+    vehicle has the same)."""
+    steps = capacity_steps(instance)
+    return steps[0] if steps else None
 
 
-def smallest_vehicle_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
-    """On a mixed fleet, a route of a smallest vehicle just over its capacity and within the next
-    larger capacity: a model that keeps only the largest vehicle's limit (or one capacity for all
-    taken from a larger vehicle) accepts it."""
-    attacker = Attacker.SMALLEST_VEHICLE_EDGE
-    smallest = smallest_type(instance)
-    if smallest is None:
-        return AttackSkipped(attacker=attacker, reason="every vehicle has the same capacity")
-    small, next_size = smallest
-    if sum(c.demand for c in instance.customers) <= min(v.capacity or 0.0 for v in instance.vehicles):
-        return AttackSkipped(attacker=attacker, reason="the whole demand fits a smallest vehicle")
+def _type_load_edge(
+    attacker: Attacker, instance: Instance, plus: Solution, rng: np.random.Generator, step: tuple[frozenset[int], float]
+) -> Attack | AttackSkipped:
+    """A route of one of ``step``'s vehicles just over its capacity and within the next larger one."""
+    small, next_size = step
+    own = min(instance.vehicles[k].capacity or 0.0 for k in small)
+    if sum(c.demand for c in instance.customers) <= own:
+        return AttackSkipped(attacker=attacker, reason=f"the whole demand fits a vehicle of capacity {own}")
 
     def excess(plan: Solution) -> float | None:
         over = []
@@ -359,20 +393,46 @@ def smallest_vehicle_edge(instance: Instance, plus: Solution, rng: np.random.Gen
     candidates = [*neighbours(instance, plus), *piles(instance, plus, capacity_usage, _capacity_of, targets)]
     return closest(
         attacker, instance, plus, shuffled(rng, candidates), excess,
-        "no plan near s+ overloads a smallest vehicle within the next capacity without breaking another rule",
+        f"no plan near s+ overloads a vehicle of capacity {own} within the next capacity without breaking another rule",
     )
 
 
-def smallest_vehicle_compartment_edge(
-    instance: Instance, plus: Solution, rng: np.random.Generator
+def smallest_vehicle_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """On a mixed fleet, a route of a smallest vehicle just over its capacity and within the next
+    larger capacity: a model that keeps only the largest vehicle's limit (or one capacity for all
+    taken from a larger vehicle) accepts it."""
+    step = smallest_type(instance)
+    if step is None:
+        return AttackSkipped(attacker=Attacker.SMALLEST_VEHICLE_EDGE, reason="every vehicle has the same capacity")
+    return _type_load_edge(Attacker.SMALLEST_VEHICLE_EDGE, instance, plus, rng, step)
+
+
+def middle_vehicle_edge(instance: Instance, plus: Solution, rng: np.random.Generator) -> Attack | AttackSkipped:
+    """On a fleet of three or more capacities, a route of a middle-sized vehicle (neither the
+    smallest nor the largest) just over its capacity and within the next larger one: a model that
+    gives the middle vehicles a larger vehicle's capacity keeps the smallest vehicle's limit, so
+    ``smallest_vehicle_edge`` cannot see it. With several middle sizes, the smallest one that
+    admits such a plan."""
+    attacker = Attacker.MIDDLE_VEHICLE_EDGE
+    steps = capacity_steps(instance)[1:]
+    if not steps:
+        return AttackSkipped(attacker=attacker, reason="the fleet has fewer than three capacities")
+    skipped: AttackSkipped | None = None
+    for step in steps:
+        found = _type_load_edge(attacker, instance, plus, rng, step)
+        if isinstance(found, Attack):
+            return found
+        skipped = skipped or found
+    assert skipped is not None
+    return skipped
+
+
+def _type_compartment_edge(
+    attacker: Attacker, instance: Instance, plus: Solution, rng: np.random.Generator, step: tuple[frozenset[int], float]
 ) -> Attack | AttackSkipped:
-    """On a mixed multi-compartment fleet, a compartment of a smallest vehicle just over its
-    capacity and within the same compartment of the next larger vehicle."""
-    attacker = Attacker.SMALLEST_VEHICLE_COMPARTMENT_EDGE
-    smallest = smallest_type(instance)
-    if smallest is None:
-        return AttackSkipped(attacker=attacker, reason="every vehicle has the same capacity")
-    small, next_size = smallest
+    """A compartment of one of ``step``'s vehicles just over its capacity and within the same
+    compartment of the vehicles of the next larger capacity."""
+    small, next_size = step
     larger = [v for v in instance.vehicles if v.capacity == next_size]
     found = _compartment_best(attacker, instance, plus, rng, small)
 
@@ -382,9 +442,40 @@ def smallest_vehicle_compartment_edge(
 
     order = [c for c in _least(found, instance) if within_larger(c)]
     if not order:
-        reason = "no plan near s+ overloads a smallest vehicle's compartment within the next vehicle's alone"
+        own = min(instance.vehicles[k].capacity or 0.0 for k in small)
+        reason = f"no plan near s+ overloads a compartment of a vehicle of capacity {own} within the next vehicle's alone"
         return AttackSkipped(attacker=attacker, reason=reason)
     return found[order[0]]
+
+
+def smallest_vehicle_compartment_edge(
+    instance: Instance, plus: Solution, rng: np.random.Generator
+) -> Attack | AttackSkipped:
+    """On a mixed multi-compartment fleet, a compartment of a smallest vehicle just over its
+    capacity and within the same compartment of the next larger vehicle."""
+    step = smallest_type(instance)
+    if step is None:
+        return AttackSkipped(attacker=Attacker.SMALLEST_VEHICLE_COMPARTMENT_EDGE, reason="every vehicle has the same capacity")
+    return _type_compartment_edge(Attacker.SMALLEST_VEHICLE_COMPARTMENT_EDGE, instance, plus, rng, step)
+
+
+def middle_vehicle_compartment_edge(
+    instance: Instance, plus: Solution, rng: np.random.Generator
+) -> Attack | AttackSkipped:
+    """On a multi-compartment fleet of three or more capacities, a compartment of a middle-sized
+    vehicle just over its capacity and within the same compartment of the next larger vehicle."""
+    attacker = Attacker.MIDDLE_VEHICLE_COMPARTMENT_EDGE
+    steps = capacity_steps(instance)[1:]
+    if not steps:
+        return AttackSkipped(attacker=attacker, reason="the fleet has fewer than three capacities")
+    skipped: AttackSkipped | None = None
+    for step in steps:
+        found = _type_compartment_edge(attacker, instance, plus, rng, step)
+        if isinstance(found, Attack):
+            return found
+        skipped = skipped or found
+    assert skipped is not None
+    return skipped
 
 
 # ---- split delivery ---------------------------------------------------------------------------------
@@ -679,6 +770,8 @@ EDGE_ATTACKERS: dict[Attacker, Callable[[Instance, Solution, np.random.Generator
     Attacker.OTHER_COMPARTMENT_EDGE: other_compartment_edge,
     Attacker.SMALLEST_VEHICLE_EDGE: smallest_vehicle_edge,
     Attacker.SMALLEST_VEHICLE_COMPARTMENT_EDGE: smallest_vehicle_compartment_edge,
+    Attacker.MIDDLE_VEHICLE_EDGE: middle_vehicle_edge,
+    Attacker.MIDDLE_VEHICLE_COMPARTMENT_EDGE: middle_vehicle_compartment_edge,
     Attacker.SPLIT_LOAD_EDGE: split_load_edge,
     Attacker.DISTANCE_EDGE: distance_edge,
     Attacker.RETURN_LEG_EDGE: return_leg_edge,
@@ -691,11 +784,14 @@ EDGE_ATTACKERS: dict[Attacker, Callable[[Instance, Solution, np.random.Generator
 
 __all__ = [
     "EDGE_ATTACKERS",
+    "back_to_back",
+    "capacity_steps",
     "closest",
     "depot_never_closes_first",
     "neighbours",
     "no_waiting_possible",
     "piles",
+    "resequenced",
     "smallest_type",
     "without_service_times",
     "without_waiting",

@@ -171,6 +171,18 @@ def _pairing(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.V
 def _time_window(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
     """The earliest schedule, written exactly (start = max(window open, predecessor's start +
     service + travel), the max chosen by a binary), and some customer starting after its close."""
+    start, big = _earliest_starts(model, xvar, instance)
+    late = []
+    for j, var in start.items():
+        window = instance.customer(j).window
+        closing = window.end if window else big
+        late.append((gp.LinExpr(var), closing, big + closing))
+    return _one_of(model, late)
+
+
+def _earliest_starts(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> tuple[dict[int, gp.Var], float]:
+    """Each customer's service start under the earliest schedule, written exactly (start = max(window
+    open, predecessor's start + service + travel), the max chosen by a binary), and the big-M used."""
     dist = instance.distances
     depots = range(instance.num_depots)
     customers = list(instance.customer_nodes)
@@ -181,9 +193,8 @@ def _time_window(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> 
         max(w.end for w in window.values() if w) + max(service.values()) + max(map(max, dist)) + max(opens.values())
     ) + 1.0
     start = model.addVars(customers, lb=0.0, ub=big, name="derived_start")
-    late = []
     for j in customers:
-        opening, closing = (window[j].start, window[j].end) if window[j] else (0.0, big)
+        opening = window[j].start if window[j] else 0.0
         w = model.addVar(vtype=GRB.BINARY, name=f"derived_after_pred[{j}]")
         model.addConstr(start[j] >= opening, name=f"derived_open[{j}]")
         model.addConstr(start[j] <= opening + big * w, name=f"derived_wait[{j}]")
@@ -194,8 +205,7 @@ def _time_window(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> 
             ready = (opens[i] if i in opens else start[i] + service[i]) + dist[i][j]
             model.addConstr(start[j] >= ready - big * (1 - used), name=f"derived_after[{i},{j}]")
             model.addConstr(start[j] <= ready + big * (1 - used) + big * (1 - w), name=f"derived_exact[{i},{j}]")
-        late.append((gp.LinExpr(start[j]), closing, big + closing))
-    return _one_of(model, late)
+    return dict(start), big
 
 
 def _precedence(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> gp.Var | None:
@@ -516,13 +526,54 @@ def _some_split(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> N
     model.addConstr(gp.quicksum(twice) >= 1, name="derived_some_split_customer")
 
 
+def _costly_wait(model: gp.Model, xvar: RoutingVariable, instance: Instance) -> None:
+    """Soft windows: the exact earliest schedule and its exact lateness price, and a second
+    schedule on the same routes that may start service before a window opens, paying each
+    customer's late penalty per time unit early, priced lower by at least the freedom's margin
+    (``vrpcoder.feasible.costly_wait``): some wait makes a later customer late."""
+    from vrpcoder.feasible import FREEDOM_MARGIN  # feasible builds on the attack toolkit
+
+    start, big = _earliest_starts(model, xvar, instance)
+    dist = instance.distances
+    depots = range(instance.num_depots)
+    customers = list(start)
+    opens = {d: (w.start if (w := instance.depots[d].window) else 0.0) for d in depots}
+    true_price = gp.LinExpr()
+    early_price = gp.LinExpr()
+    shifted = model.addVars(customers, lb=0.0, ub=big, name="derived_early_start")
+    for j in customers:
+        customer = instance.customer(j)
+        window, rate = customer.window, customer.late_penalty or 0.0
+        if window is None:
+            continue
+        late = model.addVar(lb=0.0, name=f"derived_late[{j}]")
+        is_late = model.addVar(vtype=GRB.BINARY, name=f"derived_is_late[{j}]")
+        model.addConstr(late >= start[j] - window.end, name=f"derived_late_lb[{j}]")
+        model.addConstr(late <= start[j] - window.end + big * (1 - is_late), name=f"derived_late_ub[{j}]")
+        model.addConstr(late <= big * is_late, name=f"derived_late_zero[{j}]")
+        true_price += rate * late
+        cost = model.addVar(lb=0.0, name=f"derived_early_cost[{j}]")
+        model.addConstr(cost >= rate * (shifted[j] - window.end), name=f"derived_early_late[{j}]")
+        model.addConstr(cost >= rate * (window.start - shifted[j]), name=f"derived_early_early[{j}]")
+        early_price += cost
+        for i in [*depots, *customers]:
+            if i == j:
+                continue
+            used = gp.quicksum(xvar.arc_vars(i, j))
+            ready = (opens[i] if i in opens else shifted[i] + instance.customer(i).service_time) + dist[i][j]
+            model.addConstr(shifted[j] >= ready - big * (1 - used), name=f"derived_early_after[{i},{j}]")
+    model.addConstr(true_price - early_price >= FREEDOM_MARGIN, name="derived_costly_wait")
+
+
 FREEDOM_REQUIREMENTS: dict[str, Callable[[gp.Model, RoutingVariable, Instance], None]] = {
     "late_service": _some_late,
     "split_delivery": _some_split,
+    "costly_wait": _costly_wait,
 }
 """The freedoms (``vrpcoder.feasible.FREEDOMS`` by name) the gold model is asked for where no plan
-near s+ uses them: the two whose absence from the feasible probes let a model that forbids them
-keep its full reward (a no-split SDVRP, soft windows treated as hard)."""
+near s+ uses them: the ones whose absence from the feasible probes let a model that forbids them
+(or prices them otherwise) keep its full reward (a no-split SDVRP, soft windows treated as hard,
+earliness priced instead of forbidden)."""
 
 
 def freedom_plan(instance: Instance, freedom: str, *, time_limit: float = 10.0) -> tuple[Solution | None, bool]:

@@ -238,6 +238,24 @@ def test_smallest_vehicle_edge_needs_two_sizes(cvrp: Case) -> None:
     assert isinstance(result, AttackSkipped) and "same capacity" in result.reason
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_middle_vehicle_edge_overloads_the_middle_truck_within_the_largest_ones_capacity(seed: int) -> None:
+    """Trucks of 7, 10 and 20 carry 4, 8 and 4: the middle one takes another customer of 4 (12 > 10,
+    within 20); the smallest vehicle's edge overloads the small one instead."""
+    vehicles = (Vehicle(capacity=7), Vehicle(capacity=10), Vehicle(capacity=20))
+    case = Case(make("HFVRP", on_axes((4, 4, 4, 4)), vehicles), plan((0, (1,)), (1, (2, 3)), (2, (4,))))
+    probe = probe_of(case, Attacker.MIDDLE_VEHICLE_EDGE, seed)
+    (over,) = [r for r in used(probe) if capacity_usage(case.instance, r) > vehicles[r.vehicle].capacity]  # type: ignore[operator]
+    assert over.vehicle == 1 and capacity_usage(case.instance, over) == 12
+    smallest = probe_of(case, Attacker.SMALLEST_VEHICLE_EDGE, seed)
+    assert [r.vehicle for r in used(smallest) if capacity_usage(case.instance, r) > vehicles[r.vehicle].capacity] == [0]  # type: ignore[operator]
+
+
+def test_middle_vehicle_edge_needs_three_sizes(hfvrp: Case) -> None:
+    result = run_attack(Attacker.MIDDLE_VEHICLE_EDGE, hfvrp.instance, hfvrp.plus)
+    assert isinstance(result, AttackSkipped) and "fewer than three capacities" in result.reason
+
+
 # ---- split delivery ---------------------------------------------------------------------------------
 
 
