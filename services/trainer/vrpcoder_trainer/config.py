@@ -162,7 +162,7 @@ class RewardSettings(RewardWeights):
 
 
 class DatasetSettings(_Strict):
-    """A dataset written by ``vrpcoder synth run`` (see the README's dataset contract)."""
+    """A dataset written by ``vrpcoder synth run`` (its contract: docs/synth.md, "Output: the dataset contract")."""
 
     path: str = Field(description="The dataset folder (README.md with configs sft / grpo / reserved, samples/).")
     config: str = Field(description="Which of its configs to read: 'sft', 'grpo', 'reserved' (or a frontier set's folder).")
