@@ -40,7 +40,7 @@ from vrpcoder.families import Family, Rule
 from vrpcoder.gold import JOINT_MODULES, extract_solution, is_two_index, module_names, remove_module
 from vrpcoder.gold.markers import close_marker, open_marker
 from vrpcoder.gold.render import choose_features
-from vrpcoder.instances import Instance
+from vrpcoder.instances import Instance, Vehicle
 from vrpcoder.samples import Sample
 from vrpcoder.solutions import Solution
 from vrpcoder.variants import ATTACKERS, Module, get_variant
@@ -1030,9 +1030,17 @@ def _middle_vehicles(instance: Instance) -> list[int]:
 
 def middle_capacity_never_binds(instance: Instance) -> bool:
     """Whether giving the middle-sized vehicles the largest capacity changes nothing: the fleet has
-    fewer than three capacities, or the whole demand fits each middle vehicle."""
+    fewer than three capacities, or each middle vehicle's total never binds, because the whole demand
+    fits it or (with compartments) its compartments together hold no more than its total."""
     total = sum(c.demand for c in instance.customers)
-    return all(total <= (instance.vehicles[k].capacity or 0.0) + _LOAD_TOLERANCE for k in _middle_vehicles(instance))
+
+    def never_binds(vehicle: Vehicle) -> bool:
+        capacity = vehicle.capacity or 0.0
+        rooms = vehicle.compartment_capacity
+        compartments_bind_first = instance.has(Module.MC) and bool(rooms) and sum(rooms or ()) <= capacity + _LOAD_TOLERANCE
+        return total <= capacity + _LOAD_TOLERANCE or compartments_bind_first
+
+    return all(never_binds(instance.vehicles[k]) for k in _middle_vehicles(instance))
 
 
 def middle_compartments_never_bind(instance: Instance) -> bool:

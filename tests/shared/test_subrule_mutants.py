@@ -167,3 +167,24 @@ def test_a_compartment_no_plan_overloads_alone_makes_its_omission_equivalent() -
     assert not is_equivalent(rules["omit:compartment_load[1]"], [sample.instance])
     reason = equivalence_reason(rules["omit:compartment_load[0]"], [sample.instance])
     assert reason is not None and "compartment 0" in reason
+
+
+def test_a_middle_vehicle_whose_compartments_fill_its_total_makes_its_capacity_relaxation_equivalent() -> None:
+    """HFMCVRP profile 4 seed 1: the middle vehicle (capacity 30) has compartments of 16.41 and 13.59,
+    30 together, so its total never binds before them and giving it the largest total changes no
+    plan's feasibility; the mutation report once counted this as a miss. Its compartments
+    themselves still bind, so their relaxation stays a bug to catch."""
+    instance = sample_instance("HFMCVRP", 4, 1)
+    middle = [v for v in instance.vehicles if v.capacity == 30.0]
+    assert middle and sum(middle[0].compartment_capacity or ()) <= 30.0 + 1e-6
+    rules = {r.name: r for r in mutation_rules("HFMCVRP")}
+    assert is_equivalent(rules["relax:capacity_middle_as_largest"], [instance])
+    assert not is_equivalent(rules["relax:compartment_middle_as_largest"], [instance])
+    roomier = tuple(
+        v.model_copy(update={"compartment_capacity": tuple(2 * c for c in v.compartment_capacity or ())})
+        if v.capacity == 30.0 else v
+        for v in instance.vehicles
+    )
+    assert sum(c.demand for c in instance.customers) > 30.0
+    wider = instance.model_copy(update={"vehicles": roomier})
+    assert not is_equivalent(rules["relax:capacity_middle_as_largest"], [wider]), "its total binds once its rooms exceed it"
