@@ -6,10 +6,14 @@ what bubblewrap needs fails, so the check is not vacuous."""
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +28,7 @@ APPARMOR = NODE / "vrpcoder-worker.apparmor"
 CHILD = r"""
 import ctypes, errno, json, os, sys
 import pyseccomp as seccomp
+from vrpcoder_verifier.sandbox.executor import sandbox_status  # read as root: the checkout may be private
 
 profile = json.load(open(sys.argv[1]))
 also_denied = sys.argv[2:]
@@ -44,8 +49,6 @@ for rule in profile["syscalls"]:
             pass  # a name this architecture does not have (runc skips those too)
 rules.load()
 
-from vrpcoder_verifier.sandbox.executor import sandbox_status
-
 status = sandbox_status()
 libc = ctypes.CDLL(None, use_errno=True)
 refused = {}
@@ -63,11 +66,29 @@ def _world_reachable(path: Path) -> bool:
     return all(parent.stat().st_mode & 0o001 for parent in path.resolve().parents)
 
 
+@functools.cache
+def _reachable_copy(package: Path) -> Path:
+    """The package's source folder, or a world-readable copy of it where uid 65534 cannot reach the
+    checkout (a clone in a private folder): bubblewrap, run by that user, binds the packages the
+    sandbox runner imports, and cannot bind what it cannot see."""
+    if _world_reachable(package / "__init__.py"):
+        return package
+    root = Path(tempfile.mkdtemp(prefix="vrpcoder-packages-"))
+    root.chmod(0o755)
+    atexit.register(shutil.rmtree, root, True)
+    copy = Path(shutil.copytree(package, root / package.name, ignore=shutil.ignore_patterns("__pycache__")))
+    for folder, _, _ in os.walk(root):
+        Path(folder).chmod(0o755)
+    return copy
+
+
 def _unprivileged_python() -> tuple[str, dict[str, str]]:
     """An interpreter that uid 65534 can run, and a PYTHONPATH that finds this checkout's packages.
 
     The suite's own interpreter may live where only root can reach (e.g. under /root); the system's
-    interpreter of the same version then runs the child, on the same site-packages and sources."""
+    interpreter of the same version then runs the child, on the same site-packages and sources. The
+    child imports everything before it drops to uid 65534, so a checkout in a private folder (a
+    clone under ``mktemp -d``) works too."""
     import sysconfig
 
     import vrpcoder
@@ -80,8 +101,9 @@ def _unprivileged_python() -> tuple[str, dict[str, str]]:
             break
     else:
         pytest.fail(f"no Python {version} that an unprivileged user can run (install Debian's python{version})")
-    packages = [Path(m.__file__).resolve().parents[1] for m in (vrpcoder, vrpcoder_client, vrpcoder_verifier)]
-    path = os.pathsep.join([*map(str, packages), sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
+    packages = [Path(m.__file__).resolve().parent for m in (vrpcoder, vrpcoder_client, vrpcoder_verifier)]
+    roots = [str(_reachable_copy(p).parent) for p in packages]
+    path = os.pathsep.join([*roots, sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
     return str(candidate), {"PATH": os.environ["PATH"], "PYTHONPATH": path}
 
 
