@@ -413,13 +413,25 @@ def middle_vehicle_edge(instance: Instance, plus: Solution, rng: np.random.Gener
     gives the middle vehicles a larger vehicle's capacity keeps the smallest vehicle's limit, so
     ``smallest_vehicle_edge`` cannot see it. With several middle sizes, the smallest one that
     admits such a plan."""
-    attacker = Attacker.MIDDLE_VEHICLE_EDGE
+    return _on_middle_steps(Attacker.MIDDLE_VEHICLE_EDGE, _type_load_edge, instance, plus, rng)
+
+
+TypeEdge = Callable[
+    [Attacker, Instance, Solution, np.random.Generator, tuple[frozenset[int], float]], Attack | AttackSkipped
+]
+
+
+def _on_middle_steps(
+    attacker: Attacker, edge: TypeEdge, instance: Instance, plus: Solution, rng: np.random.Generator
+) -> Attack | AttackSkipped:
+    """``edge`` on the middle capacities, smallest first: the first that admits a plan, else the
+    first reason none did."""
     steps = capacity_steps(instance)[1:]
     if not steps:
         return AttackSkipped(attacker=attacker, reason="the fleet has fewer than three capacities")
     skipped: AttackSkipped | None = None
     for step in steps:
-        found = _type_load_edge(attacker, instance, plus, rng, step)
+        found = edge(attacker, instance, plus, rng, step)
         if isinstance(found, Attack):
             return found
         skipped = skipped or found
@@ -464,18 +476,7 @@ def middle_vehicle_compartment_edge(
 ) -> Attack | AttackSkipped:
     """On a multi-compartment fleet of three or more capacities, a compartment of a middle-sized
     vehicle just over its capacity and within the same compartment of the next larger vehicle."""
-    attacker = Attacker.MIDDLE_VEHICLE_COMPARTMENT_EDGE
-    steps = capacity_steps(instance)[1:]
-    if not steps:
-        return AttackSkipped(attacker=attacker, reason="the fleet has fewer than three capacities")
-    skipped: AttackSkipped | None = None
-    for step in steps:
-        found = _type_compartment_edge(attacker, instance, plus, rng, step)
-        if isinstance(found, Attack):
-            return found
-        skipped = skipped or found
-    assert skipped is not None
-    return skipped
+    return _on_middle_steps(Attacker.MIDDLE_VEHICLE_COMPARTMENT_EDGE, _type_compartment_edge, instance, plus, rng)
 
 
 # ---- split delivery ---------------------------------------------------------------------------------
