@@ -18,7 +18,7 @@ from vrpcoder.mutants import (
     run_mutants,
 )
 from vrpcoder.samples import build_grid_point, build_samples
-from vrpcoder.sampling import sample_instance
+from vrpcoder.sampling import applicable_profiles, sample_instance
 from vrpcoder.variants import Module, get_variant
 from vrpcoder.verification import verify
 
@@ -320,3 +320,57 @@ def test_subtour_omission_is_equivalent_where_two_index_loads_forbid_cycles() ->
     assert not is_equivalent(rule, [free])
     lone = instance.model_copy(update={"customers": (instance.customers[0].model_copy(update={"demand": 0.0}), *instance.customers[1:])})
     assert is_equivalent(rule, [lone])
+
+
+# ---- no rule stops applying unnoticed ---------------------------------------------------------------
+
+_FORMULATION = {"omit:one_route", "omit:fleet_size"}
+"""Route-count rows one gold formulation states and the other does not (two-index: a fleet bound per
+depot; vehicle-indexed: one route per vehicle); TSP has neither."""
+_NO_BACKHAUL = {"relax:capacity_backhaul_only", "relax:capacity_linehaul_only"}
+"""Capacity rewrites of the linehaul/backhaul split, offered wherever capacity is, applying with it."""
+
+NOT_APPLYING: dict[str, set[str]] = {
+    "TSP": {"omit:fleet_size", "spurious:capacity_reduced"},
+    "CVRP": {"omit:one_route", *_NO_BACKHAUL},
+    "MDVRP": {"omit:one_route", *_NO_BACKHAUL},
+    "MCVRP": {"omit:fleet_size", *_NO_BACKHAUL},
+    "PDP": {"omit:fleet_size", *_NO_BACKHAUL, "relax:capacity_global", "spurious:capacity_reduced"},
+    "OVRP": {"omit:one_route", *_NO_BACKHAUL},
+    "DCVRP": {"omit:fleet_size", *_NO_BACKHAUL},
+    "VRPB": {"omit:one_route", "relax:capacity_global"},
+    "SDVRP": {"omit:fleet_size", *_NO_BACKHAUL, "relax:capacity_global", "relax:coverage_leq"},
+    "VRPHTW": {"omit:one_route", *_NO_BACKHAUL},
+    "VRPSTW": {"omit:one_route", *_NO_BACKHAUL},
+    "HFVRP": {"omit:fleet_size", *_NO_BACKHAUL},
+    "HFMDVRP": {"omit:fleet_size", *_NO_BACKHAUL},
+    "HFMCVRP": {"omit:fleet_size", *_NO_BACKHAUL},
+    "HFVRPHTW": {"omit:fleet_size", *_NO_BACKHAUL},
+    "MDVRPSTW": {"omit:one_route", *_NO_BACKHAUL},
+    "PDPSTW": {"omit:fleet_size", *_NO_BACKHAUL, "relax:capacity_global", "spurious:capacity_reduced"},
+    "PDPTW": {"omit:fleet_size", "relax:pairing_by_load", "relax:precedence_by_load", "spurious:capacity_reduced"},
+    "OVRPHTW": {"omit:depot_close", "omit:one_route", *_NO_BACKHAUL},
+    "MCVRPSTW": {"omit:fleet_size", *_NO_BACKHAUL},
+    "DCVRPHTW": {"omit:fleet_size", *_NO_BACKHAUL},
+}
+"""The rules a variant offers whose text rewrite finds nothing in its gold script, as measured: besides
+the two sets above, load rewrites where the gold tracks no load the way they expect (pickup and
+delivery, split delivery, the backhaul variant's two loads; PDPTW is uncapacitated), the split
+variant's coverage row, and the depot close on open routes (no route returns)."""
+
+
+@pytest.mark.parametrize("variant", sorted(NOT_APPLYING))
+def test_every_offered_rule_rewrites_the_gold_script_unless_the_table_says_why(variant: str) -> None:
+    """A rule whose rewrite finds no text is skipped without a word, so rewording a gold module would
+    switch its mutants off and every kill rate would still look whole. Pinning the exceptions makes
+    that change fail here instead."""
+    points = [build_grid_point(variant, profile, 0).samples[0] for profile in list(applicable_profiles(variant))[:2]]
+    offered = {r.name for r in mutation_rules(variant)}
+    applied = {r.name for r in mutation_rules(variant) for s in points if r.apply(s.gold_code, s) is not None}
+    assert offered - applied == NOT_APPLYING[variant]
+
+
+def test_the_table_of_rules_that_do_not_apply_covers_every_variant() -> None:
+    from vrpcoder.variants import VARIANTS
+
+    assert set(NOT_APPLYING) == set(VARIANTS)
