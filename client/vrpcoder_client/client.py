@@ -282,11 +282,13 @@ class _Protocol:
         when the service answers that an id is not registered (its Redis lost it)."""
 
     @classmethod
-    def _env(cls) -> tuple[str, str | None]:
+    def from_env(cls, **kwargs: Any) -> Self:
+        """A client of the service that ``VRPCODER_VERIFIER_URL`` names, with the token of
+        ``VRPCODER_VERIFIER_TOKEN``; ``kwargs`` go to the constructor."""
         url = os.environ.get(URL_ENV)
         if not url:
             raise VerifierError(f"set {URL_ENV} (and {TOKEN_ENV}) to reach the verifier service")
-        return url, os.environ.get(TOKEN_ENV)
+        return cls(url, os.environ.get(TOKEN_ENV), **kwargs)
 
     # ---- requests ---------------------------------------------------------------------------------
 
@@ -474,11 +476,6 @@ class VerifierClient(_Protocol):
         super().__init__(base_url, token, retry, poll)
         self._http = httpx.Client(base_url=self.base_url, headers=self._headers, timeout=timeout, transport=transport)
 
-    @classmethod
-    def from_env(cls, **kwargs: Any) -> VerifierClient:
-        url, token = cls._env()
-        return cls(url, token, **kwargs)
-
     def close(self) -> None:
         self._http.close()
 
@@ -576,11 +573,6 @@ class AsyncVerifierClient(_Protocol):
             transport=transport,
             limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
         )
-
-    @classmethod
-    def from_env(cls, **kwargs: Any) -> AsyncVerifierClient:
-        url, token = cls._env()
-        return cls(url, token, **kwargs)
 
     async def aclose(self) -> None:
         await self._http.aclose()
