@@ -20,7 +20,7 @@ VRPCODER = str(Path(sys.executable).with_name("vrpcoder"))
 
 MINIMAL = LoopSettings(
     variants=("CVRP",), profiles=(1,), seeds=(0,), customers=4, paths=("scenario", "condensed"), mutants=False,
-    sft_steps=3, grpo_steps=2, num_generations=2, max_new_tokens=32, bench_size=2, evaluate=("base", "grpo"),
+    copy_drill_steps=2, sft_steps=3, grpo_steps=2, num_generations=2, max_new_tokens=32, bench_size=2, evaluate=("base", "grpo"),
     workers=1, time_limit=10.0, model_size="smoke",
 )
 
@@ -76,6 +76,12 @@ def test_every_artefact_and_figure_agrees(finished: tuple[Path, dict[str, Any]])
     train_rows = _lines(out / "train-data" / "sft" / "train.jsonl")
     assert mixed["accepted"] == records["sft"] and len(train_rows) == mixed["accepted"] + mixed["reserved"]
     assert summary["model"]["parameters"] > 0
+
+    # the copy drill: one row per SFT record (each compact reply copies the statement's lines), trained first
+    drill = summary["drill"]
+    assert drill["steps"] == MINIMAL.copy_drill_steps and drill["rows"] == len(train_rows)
+    assert (out / "drill" / "adapter" / "config.json").is_file()
+    assert "| drill | copy loss first -> last (2 steps" in (out / "summary.md").read_text()
 
     # SFT: one logged loss per step, first and last taken from them, the trained model saved
     sft = summary["sft"]

@@ -37,15 +37,27 @@ def test_every_text_round_trips(tokenizer, texts: dict[str, str]) -> None:
     assert tokenizer.decode(tokenizer(unseen)["input_ids"]) == unseen
 
 
-def test_digits_are_tokens_of_their_own(tokenizer, texts: dict[str, str]) -> None:
+def test_digits_come_in_runs_of_at_most_two_and_every_run_is_one_token(tokenizer, texts: dict[str, str]) -> None:
     special = set(tokenizer.all_special_tokens) | {code_system_prompt()}
+    digit_tokens = set()
     for token in tokenizer.get_vocab():
         if token in special:
             continue
         text = tokenizer.convert_tokens_to_string([token])
-        assert not re.search(r"\d", text) or re.fullmatch(r"\d", text), f"token {text!r} holds a digit and more"
-    ids = tokenizer("Q = 23.54")["input_ids"]
-    assert [tokenizer.decode([i]) for i in ids] == ["Q", " =", " ", "2", "3", ".", "5", "4"]
+        assert not re.search(r"\d", text) or re.fullmatch(r"\d{1,2}", text), f"token {text!r} holds digits and more"
+        if re.fullmatch(r"\d{1,2}", text):
+            digit_tokens.add(text)
+    assert len(digit_tokens) == 110, "every run of one or two digits is a token, seen in the corpus or not"
+    ids = tokenizer("Q = 23.54 + 100")["input_ids"]
+    assert [tokenizer.decode([i]) for i in ids] == ["Q", " =", " ", "23", ".", "54", " +", " ", "10", "0"]
+
+
+def test_single_digit_tokens_on_request(texts: dict[str, str]) -> None:
+    single = train_tokenizer(list(texts.values()), TinyModelSpec(digits_per_token=1))
+    ids = single("Q = 23.54")["input_ids"]
+    assert [single.decode([i]) for i in ids] == ["Q", " =", " ", "2", "3", ".", "5", "4"]
+    with pytest.raises(ValueError, match="at least 1"):
+        pieces("1", digits=0)
 
 
 def test_code_is_cut_at_identifiers_and_operators_never_whole_scripts(tokenizer, texts: dict[str, str]) -> None:

@@ -33,6 +33,7 @@ SHIPPED = {
     "gpu_check_sft.yaml": SFTRunConfig,
     "gpu_check_colocate.yaml": GRPORunConfig,
     "gpu_check_server.yaml": GRPORunConfig,
+    "codegen_drill_cpu.yaml": SFTRunConfig,
     "codegen_sft_cpu.yaml": SFTRunConfig,
     "codegen_grpo_cpu.yaml": GRPORunConfig,
 }

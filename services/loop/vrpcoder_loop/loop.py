@@ -37,7 +37,7 @@ from rich.table import Table
 from vrpcoder.cli import json_only
 from vrpcoder.variants import training_variant_names
 
-STAGES = ("synth", "model", "sft", "grpo", "checkpoints", "bench", "eval")
+STAGES = ("synth", "model", "drill", "sft", "grpo", "checkpoints", "bench", "eval")
 """The stages in order; each one's marker is ``.loop/<name>.json``."""
 CHECKPOINTS = ("base", "sft", "grpo")
 """The models the loop can evaluate: the untrained tiny model, after SFT, after GRPO."""
@@ -73,6 +73,9 @@ class LoopSettings(BaseModel):
     """Weight of injection in GRPO's reward (the paper's 0.3; 0 is the no-injection ablation)."""
     model_size: Literal["smoke", "small", "base"] = "small"
     """Shape of the model trained from scratch (``vrpcoder_trainer.tiny.MODEL_SIZES``)."""
+    copy_drill_steps: int = Field(default=0, ge=0)
+    """Steps of the copy drill before SFT (``vrpcoder_trainer.copy_drill``: the model learns to copy the
+    statement's data lines first); 0 skips it."""
     sft_steps: int = Field(default=60, ge=1)
     grpo_steps: int = Field(default=20, ge=1)
     num_generations: int = Field(default=4, ge=2)
@@ -80,7 +83,7 @@ class LoopSettings(BaseModel):
     max_new_tokens: int = Field(default=900, ge=8)
     """Token limit of a GRPO completion and of an evaluation answer."""
     vocab_size: int = Field(default=4096, ge=300)
-    """A cap on the code tokenizer's vocabulary (``vrpcoder_trainer.code_tokenizer``: digits one by one,
+    """A cap on the code tokenizer's vocabulary (``vrpcoder_trainer.code_tokenizer``: digits in runs of at most two,
     identifiers whole); it stops merging once every word of the corpus is one token."""
     bench_size: int = Field(default=18, ge=1)
     bench_seed_start: int = Field(default=1_000_000, ge=1000)
@@ -131,6 +134,14 @@ class LoopPaths:
     def train_data(self) -> Path:
         """The SFT set (accepted scripts and DIFF-blind mutants) and GRPO prompts the model trains on."""
         return self.root / "train-data"
+
+    @property
+    def drill_data(self) -> Path:
+        return self.root / "drill-data"
+
+    @property
+    def drill(self) -> Path:
+        return self.root / "drill"
 
     @property
     def sft(self) -> Path:
@@ -308,14 +319,40 @@ class Loop:
         return {"vocab_size": config.vocab_size, "hidden_size": config.hidden_size, "layers": config.num_hidden_layers,
                 "parameters": parameters, "corpus_texts": len(corpus), "training_set": mix.as_dict()}
 
-    # 3. SFT
+    def trained_chain(self, *stages: str) -> list[str]:
+        """The weight folders applied on the tiny model in order: the drill's (when it ran), then ``stages``'."""
+        drill = [str(self.paths.drill / "adapter")] if self.settings.copy_drill_steps else []
+        return drill + [str(getattr(self.paths, stage) / "adapter") for stage in stages]
+
+    # 3. the copy drill
+    def drill(self) -> dict[str, Any]:
+        steps = self.settings.copy_drill_steps
+        if not steps:
+            return {"steps": 0}
+        from vrpcoder_trainer.config import SFTRunConfig, load_config
+        from vrpcoder_trainer.copy_drill import write_copy_drill
+        from vrpcoder_trainer.sft import run_sft
+
+        rows = write_copy_drill(self.paths.train_data, self.paths.drill_data)
+        config = load_config("packaged:codegen_drill_cpu.yaml", SFTRunConfig, {
+            "model.name_or_path": str(self.paths.model), "dataset.path": str(self.paths.drill_data),
+            "run.output_dir": str(self.paths.drill), "run.max_steps": steps, "run.save_steps": steps,
+            "run.logging_steps": 1, "run.save_total_limit": 1,
+        })
+        logs = LogCollector.create()
+        adapter = run_sft(config, callbacks=[logs.callback])
+        first, last = first_last(logs.series("loss"))
+        return {"steps": steps, "rows": rows, "loss_first": first, "loss_last": last, "adapter": str(adapter)}
+
+    # 4. SFT
     def sft(self) -> dict[str, Any]:
         from vrpcoder_trainer.config import SFTRunConfig, load_config
         from vrpcoder_trainer.sft import run_sft
 
         steps = self.settings.sft_steps
         config = load_config("packaged:codegen_sft_cpu.yaml", SFTRunConfig, {
-            "model.name_or_path": str(self.paths.model), "dataset.path": str(self.paths.train_data),
+            "model.name_or_path": str(self.paths.model), "model.adapters": self.trained_chain(),
+            "dataset.path": str(self.paths.train_data),
             "run.output_dir": str(self.paths.sft), "run.max_steps": steps, "run.save_steps": steps,
             "run.logging_steps": 1, "run.save_total_limit": 1,
         })
@@ -325,7 +362,7 @@ class Loop:
         first, last = first_last(losses)
         return {"steps": steps, "loss_first": first, "loss_last": last, "losses": losses, "adapter": str(adapter)}
 
-    # 4. GRPO
+    # 5. GRPO
     def grpo(self) -> dict[str, Any]:
         from vrpcoder_client.client import PollPolicy, RetryPolicy, VerifierClient
         from vrpcoder_trainer.config import GRPORunConfig, load_config
@@ -334,7 +371,7 @@ class Loop:
         s = self.settings
         service = self.stack.ensure(self.console)
         config = load_config("packaged:codegen_grpo_cpu.yaml", GRPORunConfig, {
-            "model.name_or_path": str(self.paths.model), "model.adapters": [str(self.paths.sft / "adapter")],
+            "model.name_or_path": str(self.paths.model), "model.adapters": self.trained_chain("sft"),
             "dataset.path": str(self.paths.train_data), "run.output_dir": str(self.paths.grpo),
             "run.max_steps": s.grpo_steps, "run.save_steps": s.grpo_steps, "run.logging_steps": 1,
             "run.save_total_limit": 1, "num_generations": s.num_generations,
@@ -356,12 +393,12 @@ class Loop:
                 "no_code": totals["no_code"], "dual_pass": logs.series("verifier/dual_pass_rate"),
                 "adapter": str(adapter)}
 
-    # 5. plain checkpoints of the trained policies (GRPO's adapter sits on the SFT-merged weights)
+    # 6. plain checkpoints of the trained policies (GRPO's adapter sits on the SFT-merged weights)
     def checkpoints(self) -> dict[str, Any]:
         from vrpcoder_trainer.config import MergeConfig
         from vrpcoder_trainer.merge import run_merge
 
-        chains = {"sft": [self.paths.sft / "adapter"], "grpo": [self.paths.sft / "adapter", self.paths.grpo / "adapter"]}
+        chains = {"sft": self.trained_chain("sft"), "grpo": self.trained_chain("sft", "grpo")}
         written = {}
         for name, adapters in chains.items():
             config = MergeConfig(kind="merge", model={"name_or_path": str(self.paths.model),  # type: ignore[arg-type]
@@ -370,7 +407,7 @@ class Loop:
             written[name] = str(run_merge(config))
         return written
 
-    # 6. the benchmark
+    # 7. the benchmark
     def bench(self) -> dict[str, Any]:
         from vrpcoder_eval.benchmark import BenchmarkDir, BenchmarkName
 
@@ -386,7 +423,7 @@ class Loop:
                 "seeds": sorted({int(i.provenance["seed"]) for i in result.items}),
                 "variants": sorted({i.variant or "" for i in result.items})}
 
-    # 7. evaluation
+    # 8. evaluation
     def eval(self) -> dict[str, Any]:
         from vrpcoder_eval.metrics import compare, compute
         from vrpcoder_eval.report import write_reports
@@ -606,6 +643,7 @@ def build_summary(paths: LoopPaths, settings: LoopSettings, records: dict[str, S
         "seconds": {name: r.seconds for name, r in records.items()},
         "dataset": f["synth"],
         "model": f["model"],
+        "drill": {k: v for k, v in f.get("drill", {"steps": 0}).items() if k != "adapter"},
         "sft": {k: v for k, v in f["sft"].items() if k != "adapter"},
         "grpo": {k: v for k, v in f["grpo"].items() if k != "adapter"},
         "benchmark": f["bench"],
@@ -622,6 +660,12 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
         ("synth", "samples / decisions", f"{d['samples']} / {d['decisions']} ({outcomes})"),
         ("synth", "records sft / grpo / reserved",
          f"{d['records'].get('sft', 0)} / {d['records'].get('grpo', 0)} / {d['records'].get('reserved', 0)}"),
+    ]
+    drill = summary.get("drill", {"steps": 0})
+    if drill["steps"]:
+        rows.append(("drill", f"copy loss first -> last ({drill['steps']} steps, {drill['rows']} rows)",
+                     f"{_fmt(drill['loss_first'])} -> {_fmt(drill['loss_last'])}"))
+    rows += [
         ("sft", f"loss first -> last ({sft['steps']} steps)", f"{_fmt(sft['loss_first'])} -> {_fmt(sft['loss_last'])}"),
         ("grpo", f"mean reward first -> last ({grpo['steps']} steps, G={grpo['num_generations']})",
          f"{_fmt(grpo['reward_first'])} -> {_fmt(grpo['reward_last'])}"),
@@ -683,7 +727,9 @@ def loop_command(
     customers: Annotated[int, typer.Option(min=2, help="Customers per synthesised instance.")] = DEFAULTS.customers,
     paths: Annotated[str, typer.Option(help="Statement paths, comma-separated: scenario, condensed, strict, index.")] = ",".join(DEFAULTS.paths),
     mutants: Annotated[bool, typer.Option(help="Also send constraint-dropping mutants through synthesis (reserved set).")] = DEFAULTS.mutants,
-    sft_steps: Annotated[int, typer.Option(min=1, help="SFT optimizer steps (batch 4).")] = DEFAULTS.sft_steps,
+    copy_drill_steps: Annotated[int, typer.Option(min=0, help="Copy-drill steps before SFT (batch 16): the model first "
+                                                               "learns to copy the statement's data lines; 0 skips it.")] = DEFAULTS.copy_drill_steps,
+    sft_steps: Annotated[int, typer.Option(min=1, help="SFT optimizer steps (batch 8).")] = DEFAULTS.sft_steps,
     grpo_steps: Annotated[int, typer.Option(min=1, help="GRPO steps (one prompt, G completions each).")] = DEFAULTS.grpo_steps,
     num_generations: Annotated[int, typer.Option(min=2, help="G: completions per GRPO prompt.")] = DEFAULTS.num_generations,
     max_new_tokens: Annotated[int, typer.Option(min=8, help="Token limit of a GRPO completion and of an eval answer.")] = DEFAULTS.max_new_tokens,
@@ -702,9 +748,10 @@ def loop_command(
 
     Stages: (1) offline synthesis of a small grid through a private verifier stack (compact scripts,
     their mutants); (2) the SFT set (accepted scripts plus DIFF-blind mutants at --mutant-share) and a
-    small local model with a code tokenizer (no model hub); (3) SFT of every weight; (4) GRPO with the
-    verifier's reward over HTTP; (5) plain SFT and GRPO checkpoints; (6) a small B1 benchmark of the same
-    variants, profiles and size from seeds the synthesis never uses; (7) evaluation of base / SFT / GRPO through the same stack, with
+    small local model with a code tokenizer (no model hub); (3) with --copy-drill-steps, a copy drill (the
+    model learns to copy the statement's data lines into the script's data blocks); (4) SFT of every
+    weight; (5) GRPO with the verifier's reward over HTTP; (6) plain SFT and GRPO checkpoints; (7) a small
+    B1 benchmark of the same variants, profiles and size from seeds the synthesis never uses; (8) evaluation of base / SFT / GRPO through the same stack, with
     JSON, markdown and HTML reports. The stack (Redis, API, workers) is started only when a stage
     needs it and stopped at the end. The summary (dataset counts, SFT loss, GRPO rewards and None
     count, Pass@1 / build / DIFF+INJ / INJ rates, every artefact's path) is also written to
@@ -720,7 +767,7 @@ def loop_command(
             grpo_steps=grpo_steps, num_generations=num_generations, max_new_tokens=max_new_tokens, bench_size=bench_size,
             bench_seed_start=bench_seed_start, evaluate=tuple(e.strip() for e in evaluate.split(",") if e.strip()),
             vocab_size=vocab_size, workers=workers, time_limit=time_limit, model_size=model_size,  # type: ignore[arg-type]
-            mutant_share=mutant_share,
+            mutant_share=mutant_share, copy_drill_steps=copy_drill_steps,
         )
         _check_paths(settings.paths)
     except ValueError as exc:

@@ -1,13 +1,17 @@
-"""A tokenizer in which a small model has to *write* a script: digits one by one, code by identifier.
+"""A tokenizer in which a small model has to *write* a script: digits in short runs, code by identifier.
 
 The first tiny tokenizer let byte-level BPE merge across lines, so each synthesised script became a
 token or two and a model could only pick among the scripts it had seen; an unseen instance, whose
 numbers no memorised script carries, could never pass. Here the text is cut into pieces before BPE
 may merge anything, and no merge crosses a cut:
 
-- every digit is a piece of its own, so ``88.81`` is ``8 8 . 8 1`` in the statement and in the
-  script alike, and a model copies a number digit by digit from what it reads into what it writes
-  (an unseen number is made of seen tokens);
+- digits are cut into runs of at most two (``digits``), left to right, so ``88.81`` is ``88 . 81``
+  in the statement and in the script alike, and a model copies a number piece by piece from what it
+  reads into what it writes. Every run of one or two digits is put into the corpus, so each is one
+  token and an unseen number is made of seen tokens. Pairs rather than single digits: a run of ten
+  kinds of token repeats its own pairs within a few numbers, so finding where to copy from needs
+  a longer match; with a hundred kinds of token the copy drill measured in docs/codegen.md took
+  hold (``digits=1`` keeps single digits);
 - a word or identifier is one piece (with the space before it, as GPT-2 does), so ``addConstrs``
   or `` location`` can become one token, but ``x.sum(i, "*")`` stays seven;
 - a line break with the next line's indentation is one piece (indentation is a single token);
@@ -40,33 +44,46 @@ CHAT_TEMPLATE = (
 """ChatML, as Qwen models use it, with the assistant's reply marked for assistant-only masks."""
 
 _OPERATORS = ("==", "<=", ">=", "!=", ">>", "<<", "**", "->", "//", "+=", "-=")
-PIECE_PATTERN = (
-    r"```"
-    r"|\n[ \t]*"
-    r"|[0-9]"
-    r"| ?[A-Za-z_]+"
-    r"| ?(?:" + "|".join(re.escape(op) for op in _OPERATORS) + r")"
-    r"| ?[^\sA-Za-z0-9_]"
-    r"|\s"
-)
-"""Where text is cut before BPE (first alternative that matches wins, as in the tokenizer)."""
-
-_PIECES = re.compile(PIECE_PATTERN)
+DIGITS_PER_TOKEN = 2
+"""The longest run of digits one token holds (the default; ``1``: every digit its own token)."""
 
 
-def pieces(text: str) -> list[str]:
+def piece_pattern(digits: int = DIGITS_PER_TOKEN) -> str:
+    """Where text is cut before BPE (first alternative that matches wins, as in the tokenizer)."""
+    if digits < 1:
+        raise ValueError(f"digits per token must be at least 1, not {digits}")
+    return (
+        r"```"
+        r"|\n[ \t]*"
+        rf"|[0-9]{{1,{digits}}}"
+        r"| ?[A-Za-z_]+"
+        r"| ?(?:" + "|".join(re.escape(op) for op in _OPERATORS) + r")"
+        r"| ?[^\sA-Za-z0-9_]"
+        r"|\s"
+    )
+
+
+def pieces(text: str, digits: int = DIGITS_PER_TOKEN) -> list[str]:
     """The cuts of ``text`` (what BPE may at most merge into one token each); they join back to ``text``."""
-    return _PIECES.findall(text)
+    return re.findall(piece_pattern(digits), text)
 
 
-def train_code_tokenizer(corpus: Iterable[str], vocab_size: int = 4096, whole: Sequence[str] = ()) -> Any:
+def digit_runs(digits: int) -> str:
+    """Every run of 1..``digits`` digits once, space-separated: added to the corpus so each is a token."""
+    runs = (str(n).zfill(width) for width in range(1, digits + 1) for n in range(10**width))
+    return " ".join(runs)
+
+
+def train_code_tokenizer(corpus: Iterable[str], vocab_size: int = 4096, whole: Sequence[str] = (),
+                         digits: int = DIGITS_PER_TOKEN) -> Any:
     """A byte-level BPE tokenizer over ``pieces``, trained on ``corpus``, with ChatML special tokens.
 
     ``whole`` lists texts that become one (special) token each, such as the shared system prompt.
     ``vocab_size`` only caps the merges: once every piece of the corpus is one token BPE stops, so a
     larger value adds nothing.
     """
-    return train_bpe_tokenizer(corpus, vocab_size, split=PIECE_PATTERN, behavior="isolated", whole=whole)
+    return train_bpe_tokenizer([*corpus, digit_runs(digits)], vocab_size, split=piece_pattern(digits),
+                               behavior="isolated", whole=whole)
 
 
 def train_bpe_tokenizer(

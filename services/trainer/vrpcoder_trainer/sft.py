@@ -50,7 +50,12 @@ def common_arguments(batch: BatchSettings, optim: OptimSettings, run: RunSetting
 
 
 def to_prompt_completion(record: dict[str, Any]) -> dict[str, Any]:
-    """Chat record -> TRL prompt/completion (the loss then covers the assistant reply only)."""
+    """Chat record -> TRL prompt/completion (the loss then covers the assistant reply only).
+
+    A record that already holds a plain-text prompt and completion (the copy drill,
+    ``vrpcoder_trainer.copy_drill``) is kept as it is: TRL then applies no chat template."""
+    if isinstance(record.get("prompt"), str) and isinstance(record.get("completion"), str):
+        return {"prompt": record["prompt"], "completion": record["completion"]}
     messages = record["messages"]
     if not messages or messages[-1]["role"] != "assistant":
         raise ValueError(f"record {record.get('id')}: the last message must be the assistant's reply")

@@ -12,7 +12,7 @@ checkpoint keeps it too, which is what the GPU check builds: tests/loop/test_gpu
 
 Two tokenizers:
 
-- ``code`` (the default, ``vrpcoder_trainer.code_tokenizer``): digits one by one, identifiers and
+- ``code`` (the default, ``vrpcoder_trainer.code_tokenizer``): digits in runs of at most two, identifiers and
   operators whole, the shared system prompt one token. The model has to write a script token by
   token and can copy an unseen instance's numbers from its statement.
 - ``whole-script``: byte-level BPE whose merges may span many lines, so a script of a small corpus
@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from vrpcoder_trainer.code_tokenizer import train_bpe_tokenizer, train_code_tokenizer
+from vrpcoder_trainer.code_tokenizer import DIGITS_PER_TOKEN, train_bpe_tokenizer, train_code_tokenizer
 
 TokenizerKind = Literal["code", "whole-script"]
 
@@ -60,6 +60,8 @@ class TinyModelSpec:
     from the start, and a few SFT steps are enough to make it write a short script."""
     seed: int = 0
     tokenizer: TokenizerKind = "code"
+    digits_per_token: int = DIGITS_PER_TOKEN
+    """The code tokenizer's longest run of digits in one token."""
 
 
 MODEL_SIZES: dict[str, TinyModelSpec] = {
@@ -104,7 +106,8 @@ def train_tokenizer(corpus: Iterable[str], spec: TinyModelSpec):  # type: ignore
         return train_whole_script_tokenizer(corpus, spec.vocab_size)
     from vrpcoder_client.prompts import code_system_prompt
 
-    return train_code_tokenizer([*corpus, ROLE_WORDS], spec.vocab_size, whole=(code_system_prompt(),))
+    return train_code_tokenizer([*corpus, ROLE_WORDS], spec.vocab_size, whole=(code_system_prompt(),),
+                                digits=spec.digits_per_token)
 
 
 def build_tiny_model(output_dir: Path | str, corpus: Iterable[str], spec: TinyModelSpec = TinyModelSpec()) -> Path:
