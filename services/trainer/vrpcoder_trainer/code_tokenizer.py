@@ -8,10 +8,9 @@ may merge anything, and no merge crosses a cut:
 - digits are cut into runs of at most two (``digits``), left to right, so ``88.81`` is ``88 . 81``
   in the statement and in the script alike, and a model copies a number piece by piece from what it
   reads into what it writes. Every run of one or two digits is put into the corpus, so each is one
-  token and an unseen number is made of seen tokens. Pairs rather than single digits: a run of ten
-  kinds of token repeats its own pairs within a few numbers, so finding where to copy from needs
-  a longer match; with a hundred kinds of token the copy drill measured in docs/codegen.md took
-  hold (``digits=1`` keeps single digits);
+  token and an unseen number is made of seen tokens. Pairs because the copy drill measured in
+  docs/codegen.md took hold with them (it was not tried with single digits; ``digits=1`` keeps
+  single digits);
 - a word or identifier is one piece (with the space before it, as GPT-2 does), so ``addConstrs``
   or `` location`` can become one token, but ``x.sum(i, "*")`` stays seven;
 - a line break with the next line's indentation is one piece (indentation is a single token);

@@ -13,9 +13,11 @@ copying, so the signal that would grow the circuit is too thin; the drill makes 
 A drill record is built from a compact SFT record (``vrpcoder_synth.compact``): the prompt is the
 text of every triple-quoted data block of its script (the statement's node lines, the fleet
 sentence), the completion is those blocks as the script writes them. The record is plain text, not
-a chat: put in the chat template (a user turn and an assistant turn), the same drill sat at a loss
-of 0.77 after 300 and 500 steps in two runs, while as plain text it copied after about 450 steps in
-two runs. SFT then starts from the drill's weights, with the chat template.
+a chat, because that is the form measured to take hold (fresh TSP instances: loss 0.06 at step 350
+and 0.023 at step 450 in two runs). Two runs in the chat template stayed near 0.77, but one
+plain-text run through the loop on a finite TSP and CVRP set also stayed at 0.68, so the template is
+not shown to be the cause (docs/codegen.md). SFT then starts from the drill's weights, with the
+chat template.
 """
 
 from __future__ import annotations
