@@ -21,7 +21,10 @@ run shows the learning dynamics alone:
   then digits): how fast the copying circuit forms when copying is the whole loss.
 
 The exact-match count is a lower bound on Pass@1 (a script that differs only in spacing could still
-pass); the verifier's Pass@1 comes from ``vrpcoder loop`` / ``benchmarks/codegen_loop.py``.
+pass). For the verifier's Pass@1, save the model and score it on a loop's B1 (docs/codegen.md):
+
+    .venv/bin/python benchmarks/copy_curriculum.py drill --drill-steps 450 --steps 400 --save /tmp/drilled
+    .venv/bin/vrpcoder eval run --model /tmp/drilled --bench-dir RUN/bench --benchmarks 1 --max-tokens 900
 """
 
 from __future__ import annotations
