@@ -70,7 +70,8 @@ PRESETS: dict[str, dict[str, Any]] = {
 """``smoke`` checks that the script runs; ``quick`` is what ``make run`` runs (the loop's defaults); ``copy``
 the copy-drill run proposed in docs/codegen.md (TSP and CVRP; not run to the end). ``copy-tsp``: TSP alone,
 the twelve regular profiles, 2,400 distinct instances and no mutants (at 5 customers DIFF catches every
-TSP mutant, so none would reach the SFT set), run once (docs/codegen.md). ``copy-vrphtw``: the
+TSP mutant, so none would reach the SFT set); run once, before SFT batches were drawn at random
+(docs/codegen.md). ``copy-vrphtw``: the
 ablation's variant (a dropped time window rarely binds at 5 customers, so its mutants are DIFF-blind
 and fill the reserved set), with longer GRPO; stopped in its drill so far. ``full`` a longer run of
 all three variants."""
