@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from rich.console import Console
+from transformers import AutoTokenizer
 from vrpcoder_loop.loop import STAGES, LoopError, LoopSettings, StageRecord, run_loop
 
 VRPCODER = str(Path(sys.executable).with_name("vrpcoder"))
@@ -76,6 +77,10 @@ def test_every_artefact_and_figure_agrees(finished: tuple[Path, dict[str, Any]])
     train_rows = _lines(out / "train-data" / "sft" / "train.jsonl")
     assert mixed["accepted"] == records["sft"] and len(train_rows) == mixed["accepted"] + mixed["reserved"]
     assert summary["model"]["parameters"] > 0
+    # the longest reply in the model's own tokens (MINIMAL's 32-token answers are cut: the loop warns of it)
+    tokenizer = AutoTokenizer.from_pretrained(out / "tiny-model")
+    longest = max(len(tokenizer(r["messages"][-1]["content"])["input_ids"]) for r in train_rows)
+    assert summary["model"]["longest_reply_tokens"] == longest > MINIMAL.max_new_tokens
 
     # the copy drill: one row per SFT record (each compact reply copies the statement's lines), trained first
     drill = summary["drill"]

@@ -80,8 +80,9 @@ class LoopSettings(BaseModel):
     grpo_steps: int = Field(default=20, ge=1)
     num_generations: int = Field(default=4, ge=2)
     """G: completions per GRPO prompt (one prompt per step)."""
-    max_new_tokens: int = Field(default=900, ge=8)
-    """Token limit of a GRPO completion and of an evaluation answer."""
+    max_new_tokens: int = Field(default=1300, ge=8)
+    """Token limit of a GRPO completion and of an evaluation answer: a 5-customer VRPHTW compact reply
+    runs to 1,122 tokens of the code tokenizer (the model stage warns when the SFT replies outgrow it)."""
     vocab_size: int = Field(default=4096, ge=300)
     """A cap on the code tokenizer's vocabulary (``vrpcoder_trainer.code_tokenizer``: digits in runs of at most two,
     identifiers whole); it stops merging once every word of the corpus is one token."""
@@ -310,14 +311,23 @@ class Loop:
         from vrpcoder_trainer.tiny import build_tiny_model, model_spec, tokenizer_corpus
 
         mix = mix_no_injection(self.paths.synth, self.paths.train_data, share=self.settings.mutant_share)
-        corpus = tokenizer_corpus(load_records(DatasetSettings(path=str(self.paths.train_data), config="sft")))
+        records = load_records(DatasetSettings(path=str(self.paths.train_data), config="sft"))
+        corpus = tokenizer_corpus(records)
         build_tiny_model(self.paths.model, corpus, model_spec(self.settings.model_size, vocab_size=self.settings.vocab_size))
-        from transformers import AutoConfig, AutoModelForCausalLM
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
         config = AutoConfig.from_pretrained(self.paths.model)
         parameters = sum(p.numel() for p in AutoModelForCausalLM.from_pretrained(self.paths.model).parameters())
+        tokenizer = AutoTokenizer.from_pretrained(self.paths.model)
+        longest = max(len(tokenizer(r["messages"][-1]["content"])["input_ids"]) for r in records)
+        if longest > self.settings.max_new_tokens:
+            self.console.print(
+                f"[yellow]warning:[/] the longest SFT reply is {longest} tokens, more than max_new_tokens "
+                f"({self.settings.max_new_tokens}): GRPO and evaluation cut answers that long before their code "
+                "block closes (no code, reward 0); raise --max-new-tokens", highlight=False)
         return {"vocab_size": config.vocab_size, "hidden_size": config.hidden_size, "layers": config.num_hidden_layers,
-                "parameters": parameters, "corpus_texts": len(corpus), "training_set": mix.as_dict()}
+                "parameters": parameters, "corpus_texts": len(corpus), "longest_reply_tokens": longest,
+                "training_set": mix.as_dict()}
 
     def trained_chain(self, *stages: str) -> list[str]:
         """The weight folders applied on the tiny model in order: the drill's (when it ran), then ``stages``'."""

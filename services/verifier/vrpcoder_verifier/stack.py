@@ -104,6 +104,9 @@ class RedisServer:
              "--dir", str(self._dir), "--protected-mode", "yes"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            # Its own session: a Ctrl-C at the terminal reaches the command that owns the stack, which
+            # stops the API and workers first (they still talk to Redis while they stop), then Redis.
+            start_new_session=True,
         )
         _wait_until(lambda: redis_answers(self.url), timeout, f"redis-server on port {self.port}", self._process)
 
@@ -260,12 +263,15 @@ class LocalStack:
         processes = [p for p in (self.api_process, *self.worker_processes) if p is not None]
         for process in processes:
             _signal_group(process, signal.SIGTERM)
+        # One grace period for all parts together, so a stop is bounded whatever the number of workers.
+        deadline = time.monotonic() + 10
         for process in processes:
             try:
-                process.wait(timeout=10)
+                process.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 _signal_group(process, signal.SIGKILL)
-                process.wait(timeout=10)
+        for process in processes:
+            process.wait(timeout=10)
         for log in self._logs:
             assert hasattr(log, "close")
             log.close()

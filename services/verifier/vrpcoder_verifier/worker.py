@@ -24,7 +24,7 @@ import uuid
 from typing import Any
 
 import redis
-from redis.backoff import EqualJitterBackoff
+from redis.backoff import EqualJitterBackoff, NoBackoff
 from redis.client import Pipeline
 from redis.retry import Retry
 from rq import Queue, SimpleWorker
@@ -154,14 +154,23 @@ class Heartbeat(threading.Thread):
                 continue  # Redis is away; rq's own loop waits for it, the next beat tries again
 
     def stop(self) -> None:
+        """Stop beating and take this worker off the alive index, once, without the outage retries.
+
+        The worker's own connection retries every command for ``redis_outage_seconds``, and its
+        connects too, so with Redis gone for good (a local stack torn down) a stop through it took
+        minutes; the alive key expires by itself, so one quick try is enough."""
         self._stop_event.set()
+        quick = redis.Redis.from_url(self._settings.redis_url, socket_connect_timeout=1, socket_timeout=1,
+                                     retry=Retry(NoBackoff(), 0))
         try:
-            with self._redis.pipeline(transaction=False) as pipe:
+            with quick.pipeline(transaction=False) as pipe:
                 pipe.delete(alive_key(self._settings, self._report.name))
                 pipe.zrem(alive_index_key(self._settings), self._report.name)
                 pipe.execute()
         except redis.exceptions.RedisError:
             return
+        finally:
+            quick.close()
 
 
 def run_worker(settings: Settings, *, name: str | None = None, burst: bool = False, log_level: str = "WARNING") -> bool:
